@@ -1,0 +1,5 @@
+import { runMain } from "../platform/run-main.js";
+import { loadDispatcherConfig } from "./config.js";
+import { startDispatcher } from "./service.js";
+
+runMain("dispatcher", () => loadDispatcherConfig(), startDispatcher);

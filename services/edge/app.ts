@@ -1,0 +1,45 @@
+// The Koa application: open ops endpoints, then /v1 behind authentication.
+import { Router } from "@koa/router";
+import Koa from "koa";
+import type { Logger } from "../platform/logger.js";
+import type { Ops } from "../platform/ops.js";
+import type { BackendClients } from "./clients.js";
+import type { TokenResolver } from "../identity/token-resolver.js";
+import { authenticate } from "./middleware/authenticate.js";
+import { jsonBody } from "./middleware/json-body.js";
+import { problemResponses } from "./middleware/problem.js";
+import { requestContext } from "./middleware/request-context.js";
+import { ordersRoutes } from "./routes/orders.js";
+import { productsRoutes } from "./routes/products.js";
+
+export interface AppDeps {
+  logger: Logger;
+  ops: Ops;
+  clients: BackendClients;
+  tokens: TokenResolver;
+  bodyLimitBytes: number;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true; // errors are logged by problemResponses, once
+  app.use(requestContext(deps.logger));
+  app.use(problemResponses(deps.logger));
+  app.use(async (ctx, next) => {
+    const answer = ctx.method === "GET" ? await deps.ops.answer(ctx.path) : undefined;
+    if (!answer) return next();
+    ctx.status = answer.status;
+    ctx.type = answer.contentType;
+    ctx.body = answer.body;
+  });
+
+  const v1 = new Router({ prefix: "/v1" });
+  v1.use(authenticate(deps.tokens));
+  v1.use(jsonBody(deps.bodyLimitBytes));
+  for (const routes of [ordersRoutes(deps.clients.orders), productsRoutes(deps.clients.inventory)]) {
+    v1.use(routes.routes(), routes.allowedMethods({ throw: true }));
+  }
+  app.use(v1.routes());
+  return app;
+}

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { baseConfigShape, loadConfig, port } from "../platform/config.js";
+
+export const DEFAULT_HTTP_PORT = 8080;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_AUTH_CACHE_TTL_MS = 30_000;
+export const DEFAULT_AUTH_CACHE_MAX = 10_000;
+
+export const edgeConfigSchema = z.object({
+  ...baseConfigShape,
+  HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
+  IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
+  ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
+  INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(DEFAULT_BODY_LIMIT_BYTES),
+  /** How long a resolved token is trusted without asking identity again. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),
+  AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
+});
+
+export type EdgeConfig = Readonly<z.output<typeof edgeConfigSchema>>;
+
+export const loadEdgeConfig = (env: Record<string, string | undefined> = process.env): EdgeConfig => loadConfig(edgeConfigSchema, env);

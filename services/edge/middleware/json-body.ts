@@ -1,0 +1,60 @@
+// Request bodies: JSON only (415 otherwise), at most the configured size (413), parsed strictly
+// (400 on invalid JSON). The raw bytes are kept for handlers that need them.
+import contentType from "content-type";
+import type { Middleware } from "koa";
+import getRawBody from "raw-body";
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../../platform/errors.js";
+
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+declare module "koa" {
+  interface Request {
+    body?: unknown;
+  }
+}
+
+export function jsonBody(limitBytes: number): Middleware {
+  return async (ctx, next) => {
+    if (!METHODS_WITH_BODY.has(ctx.method)) return next();
+    const length = ctx.get("content-length");
+    const chunked = ctx.get("transfer-encoding") !== "";
+    if (!chunked && (length === "" || length === "0")) {
+      ctx.request.body = undefined;
+      return next();
+    }
+    if (Number(length) > limitBytes) {
+      throw new PayloadTooLargeError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
+    }
+    if (!isJson(ctx.get("content-type"))) {
+      throw new UnsupportedMediaTypeError("unsupported_media_type", "Send the body as application/json.");
+    }
+    let raw: string;
+    try {
+      raw = await getRawBody(ctx.req, { limit: limitBytes, encoding: "utf8", length: length || undefined });
+    } catch (error) {
+      const type = (error as { type?: string }).type;
+      if (type === "entity.too.large") throw new PayloadTooLargeError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
+      throw new BadRequestError("unreadable_body", "The request body could not be read.");
+    }
+    if (raw.trim() === "") {
+      ctx.request.body = undefined;
+      return next();
+    }
+    try {
+      ctx.request.body = JSON.parse(raw);
+    } catch (error) {
+      throw new BadRequestError("invalid_json", `The body is not valid JSON: ${(error as Error).message}`);
+    }
+    return next();
+  };
+}
+
+function isJson(header: string): boolean {
+  if (!header) return false;
+  try {
+    const { type } = contentType.parse(header);
+    return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,62 @@
+// The edge: the public HTTP API. It owns nothing durable; it authenticates, validates and calls
+// the services over gRPC.
+import http from "node:http";
+import type { Client } from "@grpc/grpc-js";
+import { createLogger, type Logger } from "../platform/logger.js";
+import { createOps } from "../platform/ops.js";
+import type { ServiceHandle } from "../platform/run-main.js";
+import { createApp } from "./app.js";
+import { createBackendClients } from "./clients.js";
+import type { EdgeConfig } from "./config.js";
+import { createTokenResolver } from "../identity/token-resolver.js";
+
+export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
+
+export interface EdgeHandle extends ServiceHandle {
+  port: number;
+  url: string;
+}
+
+export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
+  const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
+  const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL });
+  const ops = createOps("edge", {
+    identity: () => channelReady(clients.identity),
+    orders: () => channelReady(clients.orders),
+    inventory: () => channelReady(clients.inventory),
+  });
+  const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
+  const app = createApp({ logger, ops, clients, tokens, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.HTTP_PORT, config.BIND_HOST, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const host = config.BIND_HOST === "0.0.0.0" || config.BIND_HOST === "::" ? "127.0.0.1" : config.BIND_HOST;
+  logger.info({ port }, "edge started");
+  return {
+    port,
+    url: `http://${host}:${port}`,
+    async stop() {
+      ops.setDraining();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, EDGE_SHUTDOWN_GRACE_MS);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      clients.close();
+    },
+  };
+}
+
+function channelReady(client: Client): Promise<void> {
+  return new Promise((resolve, reject) => client.waitForReady(Date.now() + 1_000, (error) => (error ? reject(new Error("unreachable")) : resolve())));
+}

@@ -1,0 +1,25 @@
+// Request validation with zod; failures become 422 with one entry per field.
+import type { z } from "zod";
+import { BadRequestError, ValidationError } from "../platform/errors.js";
+
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (body === undefined) throw new ValidationError("A JSON body is required.", [{ path: "", message: "required" }]);
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    throw new ValidationError(
+      "The request body is not valid.",
+      result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
+    );
+  }
+  return result.data;
+}
+
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
+  const result = schema.safeParse(query);
+  if (!result.success) {
+    throw Object.assign(new BadRequestError("invalid_query", "A query parameter is malformed."), {
+      errors: result.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
+    });
+  }
+  return result.data;
+}

@@ -1,0 +1,51 @@
+// Resolving an API token to its principal. lastUsedAt is written behind: uses are collected in
+// memory and flushed periodically, never one UPDATE per request.
+import type { Pool } from "../platform/db.js";
+import { UnauthenticatedError } from "../platform/errors.js";
+import { hashToken, tokenTypeOf, type TokenType } from "./tokens.js";
+
+export interface TokenPrincipal {
+  tenantId: string;
+  tokenId: string;
+  tokenType: TokenType;
+  expiresAt: Date | null;
+}
+
+export const LAST_USED_FLUSH_INTERVAL_MS = 15_000;
+
+export interface Authenticator {
+  authenticate(token: string): Promise<TokenPrincipal>;
+  flushLastUsed(): Promise<void>;
+}
+
+export function createAuthenticator(pool: Pool, now: () => Date = () => new Date()): Authenticator {
+  const lastUsed = new Map<string, Date>();
+  return {
+    async authenticate(token) {
+      const type = tokenTypeOf(token);
+      if (!type) throw new UnauthenticatedError("invalid_token", "The bearer token is not a Waybill token.");
+      const { rows } = await pool.query<{ id: string; tenant_id: string; type: TokenType; expires_at: Date | null; revoked_at: Date | null }>(
+        "SELECT id, tenant_id, type, expires_at, revoked_at FROM api_tokens WHERE token_hash = $1",
+        [hashToken(token)],
+      );
+      const row = rows[0];
+      if (!row) throw new UnauthenticatedError("invalid_token", "The bearer token is unknown.");
+      if (row.revoked_at) throw new UnauthenticatedError("token_revoked", "The bearer token has been revoked.");
+      if (row.expires_at && row.expires_at.getTime() <= now().getTime()) {
+        throw new UnauthenticatedError("token_expired", "The bearer token has expired.");
+      }
+      lastUsed.set(row.id, now());
+      return { tenantId: row.tenant_id, tokenId: row.id, tokenType: row.type, expiresAt: row.expires_at };
+    },
+    async flushLastUsed() {
+      if (lastUsed.size === 0) return;
+      const batch = [...lastUsed.entries()];
+      lastUsed.clear();
+      await pool.query(
+        `UPDATE api_tokens t SET last_used_at = GREATEST(t.last_used_at, u.at)
+           FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id`,
+        [batch.map(([id]) => id), batch.map(([, at]) => at)],
+      );
+    },
+  };
+}

@@ -1,0 +1,5 @@
+import { runMain } from "../platform/run-main.js";
+import { loadInventoryConfig } from "./config.js";
+import { startInventory } from "./service.js";
+
+runMain("inventory", () => loadInventoryConfig(), startInventory);

@@ -1,0 +1,115 @@
+// `npm start`: every service in one process, wired together on loopback. Uses PostgreSQL and
+// NATS at DATABASE_URL / NATS_URL, or starts private ones when nothing answers there.
+import path from "node:path";
+import { z } from "zod";
+import { loadDispatcherConfig } from "../dispatcher/config.js";
+import { startDispatcher } from "../dispatcher/service.js";
+import { DEFAULT_HTTP_PORT, loadEdgeConfig } from "../edge/config.js";
+import { startEdge } from "../edge/service.js";
+import { loadIdentityConfig } from "../identity/config.js";
+import { startIdentity } from "../identity/service.js";
+import { loadInventoryConfig } from "../inventory/config.js";
+import { startInventory } from "../inventory/service.js";
+import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig } from "../mqtt-gateway/config.js";
+import { startMqttGateway } from "../mqtt-gateway/service.js";
+import { loadOrdersConfig } from "../orders/config.js";
+import { startOrders } from "../orders/service.js";
+import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "../platform/config.js";
+import { answers, isPortFree } from "./ports.js";
+import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
+
+export const DEFAULT_DATA_DIR = "./.data";
+/** The console stays readable: warnings and errors only, unless LOG_LEVEL says otherwise. */
+export const LAUNCHER_LOG_LEVEL = "warn";
+
+const launcherConfigSchema = z.object({
+  DATABASE_URL: z.string().url().default(DEFAULT_DATABASE_URL),
+  NATS_URL: z.string().default(DEFAULT_NATS_URL),
+  WAYBILL_DATA_DIR: z.string().default(DEFAULT_DATA_DIR),
+  HTTP_PORT: z.string().optional(),
+  MQTT_PORT: z.string().optional(),
+  LOG_LEVEL: z.string().default(LAUNCHER_LOG_LEVEL),
+});
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const launcher = loadConfig(launcherConfigSchema, process.env);
+  const dataDir = path.resolve(launcher.WAYBILL_DATA_DIR);
+  const running: Stoppable[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("Waybill: stopping…");
+    for (const part of running.reverse()) await part.stop().catch((error) => say(`  while stopping: ${String(error)}`));
+    say("Waybill: stopped.");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  try {
+    const databaseUrl = await ensureServer("PostgreSQL", launcher.DATABASE_URL, 5432, () => startPrivatePostgres(dataDir), running);
+    const natsUrl = await ensureServer("NATS", launcher.NATS_URL, 4222, () => startPrivateNats(dataDir), running);
+    const httpPort = await choosePort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT);
+    const mqttPort = await choosePort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT);
+
+    // In one process the services talk over loopback on ports the OS picks.
+    const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0" };
+    const identity = await startIdentity(loadIdentityConfig(env));
+    running.push(identity);
+    const inventory = await startInventory(loadInventoryConfig(env));
+    running.push(inventory);
+    const orders = await startOrders(loadOrdersConfig({ ...env, INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}` }));
+    running.push(orders);
+    const dispatcher = await startDispatcher(loadDispatcherConfig(env));
+    running.push(dispatcher);
+    const backends = {
+      IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
+      ORDERS_GRPC_URL: `127.0.0.1:${orders.grpcPort}`,
+      INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}`,
+    };
+    const edge = await startEdge(loadEdgeConfig({ ...env, ...backends, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
+    running.push(edge);
+    const gateway = await startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
+    running.push(gateway);
+
+    say("");
+    say("Waybill is running.");
+    say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
+    say(`  MQTT:      mqtt://127.0.0.1:${gateway.port}`);
+    say(`  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`);
+    if (!identity.bootstrap) say("  (bootstrap already done on an earlier start; use the token printed then or BOOTSTRAP_API_TOKEN)");
+    say("Press Ctrl-C to stop.");
+  } catch (error) {
+    if (error instanceof MissingBinaryError || error instanceof ConfigError) say(`Waybill: ${error.message}`);
+    else say(`Waybill: failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    await stopAll(1);
+  }
+}
+
+/** Uses the server at `url` when it answers, else starts a private one. */
+async function ensureServer(name: string, url: string, defaultPort: number, startPrivate: () => Promise<PrivateServer>, running: Stoppable[]): Promise<string> {
+  const first = new URL(url.split(",")[0]);
+  if (await answers(first.hostname, Number(first.port || defaultPort))) return url;
+  say(`Waybill: no ${name} answers at ${first.host}; starting a private one…`);
+  const server = await startPrivate();
+  running.push(server);
+  say(`Waybill: private ${name} at ${server.url}`);
+  return server.url;
+}
+
+/** The configured port; when none is configured, the default or, if that is taken, any free one. */
+async function choosePort(name: string, configured: string | undefined, fallback: number): Promise<number> {
+  if (configured !== undefined) return Number(configured);
+  if (await isPortFree(fallback, "0.0.0.0")) return fallback;
+  say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`);
+  return 0;
+}
+
+void main();

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../edge/config.js";
+
+export const DEFAULT_MQTT_PORT = 1883;
+
+export const mqttGatewayConfigSchema = z
+  .object({
+    ...baseConfigShape,
+    MQTT_PORT: port.default(DEFAULT_MQTT_PORT),
+    OPS_PORT: port.default(DEFAULT_PORTS.mqttGateway.ops),
+    IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
+    /** PEM files; when both are set the broker speaks MQTT over TLS. */
+    MQTT_TLS_CERT_FILE: z.string().optional(),
+    MQTT_TLS_KEY_FILE: z.string().optional(),
+    AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),
+    AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
+  })
+  .refine((c) => Boolean(c.MQTT_TLS_CERT_FILE) === Boolean(c.MQTT_TLS_KEY_FILE), {
+    message: "set both MQTT_TLS_CERT_FILE and MQTT_TLS_KEY_FILE, or neither",
+    path: ["MQTT_TLS_CERT_FILE"],
+  });
+
+export type MqttGatewayConfig = Readonly<z.output<typeof mqttGatewayConfigSchema>>;
+
+export const loadMqttGatewayConfig = (env: Record<string, string | undefined> = process.env): MqttGatewayConfig =>
+  loadConfig(mqttGatewayConfigSchema, env);

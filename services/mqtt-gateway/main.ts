@@ -1,0 +1,5 @@
+import { runMain } from "../platform/run-main.js";
+import { loadMqttGatewayConfig } from "./config.js";
+import { startMqttGateway } from "./service.js";
+
+runMain("mqtt-gateway", () => loadMqttGatewayConfig(), (config) => startMqttGateway(config));

@@ -1,0 +1,20 @@
+// Device topic rules (API.md, "Devices over MQTT"): a device publishes only under
+// devices/<its id>/… and subscribes only to devices/<its id>/commands/#.
+
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const LEVEL_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The levels below devices/<deviceId>/ of a topic the device may publish to, or undefined. */
+export function publishableLevels(deviceId: string, topic: string): string[] | undefined {
+  const levels = topic.split("/");
+  if (levels.length < 3 || levels[0] !== "devices" || levels[1] !== deviceId) return undefined;
+  const rest = levels.slice(2);
+  // Levels become NATS subject tokens, so they must be plain words.
+  return rest.every((level) => LEVEL_PATTERN.test(level)) ? rest : undefined;
+}
+
+export function maySubscribe(deviceId: string, topicFilter: string): boolean {
+  const prefix = `devices/${deviceId}/commands`;
+  // Wildcards below the fixed prefix can only match inside the device's own subtree.
+  return topicFilter === prefix || topicFilter.startsWith(`${prefix}/`);
+}

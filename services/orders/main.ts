@@ -1,0 +1,5 @@
+import { runMain } from "../platform/run-main.js";
+import { loadOrdersConfig } from "./config.js";
+import { startOrders } from "./service.js";
+
+runMain("orders", () => loadOrdersConfig(), startOrders);

@@ -1,0 +1,47 @@
+// Configuration is read from the environment once, validated with zod and frozen.
+import { z } from "zod";
+
+export const DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/waybill";
+export const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
+export const DEFAULT_LOG_LEVEL = "info";
+/** gRPC and ops ports of each service when it runs in its own container. */
+export const DEFAULT_PORTS = Object.freeze({
+  identity: { grpc: 50051, ops: 9101 },
+  orders: { grpc: 50052, ops: 9102 },
+  inventory: { grpc: 50053, ops: 9103 },
+  dispatcher: { grpc: 50054, ops: 9104 },
+  mqttGateway: { ops: 9105 },
+});
+
+export const port = z.coerce.number().int().min(0).max(65535);
+export const booleanFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+/** Settings every service shares. */
+export const baseConfigShape = {
+  DATABASE_URL: z.string().url().default(DEFAULT_DATABASE_URL),
+  NATS_URL: z.string().default(DEFAULT_NATS_URL),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default(DEFAULT_LOG_LEVEL),
+  /** Host the service's servers bind to. */
+  BIND_HOST: z.string().default("0.0.0.0"),
+  /**
+   * Prefix of NATS stream names; tests set it so that runs never share streams. Stream names
+   * must be unique per NATS account; subjects are prefixed too.
+   */
+  STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_]*$/).default(""),
+};
+
+export class ConfigError extends Error {}
+
+/** Validates `env` against `schema` and returns a frozen config, or throws a readable error. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): Readonly<z.output<S>> {
+  // Empty strings mean "not set", as in most shells' `FOO= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return Object.freeze(result.data) as Readonly<z.output<S>>;
+}

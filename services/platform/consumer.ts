@@ -1,0 +1,96 @@
+// Durable JetStream consumers with at-least-once handling: each message runs in the operation
+// context carried by its headers; failures are nak'ed with a growing delay; `processOnce`
+// makes a handler idempotent through the service's inbox table.
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+import { contextFrom, runInContext } from "./context.js";
+import type { Pool, PoolClient } from "./db.js";
+import { withTransaction } from "./db.js";
+import type { Logger } from "./logger.js";
+import { ensureConsumer, TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
+
+export const CONSUMER_ACK_WAIT_MS = 30_000;
+export const CONSUMER_MAX_ACK_PENDING = 1_000;
+export const CONSUMER_BATCH = 100;
+export const CONSUMER_MAX_RETRY_DELAY_MS = 30_000;
+
+export interface ConsumerOptions {
+  bus: Bus;
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  logger: Logger;
+  /** Handles one message; throwing nak's it for redelivery. */
+  handle(message: JsMsg): Promise<void>;
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  /** Messages handled at once; more lets a slow message not hold back the next ones. */
+  concurrency?: number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+export async function startConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
+  const { bus, stream, durable, logger } = options;
+  await ensureConsumer(bus, stream, {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: options.filterSubject,
+    ack_wait: nanos(options.ackWaitMs ?? CONSUMER_ACK_WAIT_MS),
+    max_ack_pending: options.maxAckPending ?? CONSUMER_MAX_ACK_PENDING,
+  });
+  const consumer = await bus.js.consumers.get(stream, durable);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: CONSUMER_BATCH });
+  const concurrency = options.concurrency ?? 1;
+  const inFlight = new Set<Promise<void>>();
+
+  const handleOne = async (message: JsMsg) => {
+    const context = contextFrom(undefined, message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined);
+    await runInContext(context, async () => {
+      try {
+        await options.handle(message);
+        message.ack();
+      } catch (error) {
+        const delay = Math.min(CONSUMER_MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(message.info.deliveryCount, 10));
+        logger.warn({ err: (error as Error).message, subject: message.subject, delivery: message.info.deliveryCount, delay }, "message handling failed; will be redelivered");
+        message.nak(delay);
+      }
+    });
+  };
+
+  const loop = (async () => {
+    for await (const message of messages) {
+      const task = handleOne(message).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  })();
+
+  return {
+    async stop() {
+      // Stop pulling, then let what is in hand finish so that SIGTERM never drops work.
+      messages.stop();
+      await loop.catch(() => {});
+    },
+  };
+}
+
+/**
+ * Runs `fn` in a transaction that also records `messageId` in the inbox; a message seen before
+ * is skipped. Returns false when it was a duplicate.
+ */
+export async function processOnce(pool: Pool, consumer: string, messageId: string, fn: (client: PoolClient) => Promise<void>): Promise<boolean> {
+  return withTransaction(pool, async (client) => {
+    const { rowCount } = await client.query(
+      "INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+      [consumer, messageId],
+    );
+    if (rowCount === 0) return false;
+    await fn(client);
+    return true;
+  });
+}

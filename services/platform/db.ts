@@ -1,0 +1,142 @@
+// PostgreSQL: one pool per service, one schema per service, plain SQL migrations applied at
+// start under an advisory lock so that replicas starting together do not race.
+import { readdir, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+export type Queryable = Pick<pg.Pool, "query">;
+
+// numeric and int8 stay strings (exact); timestamps become Date.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export interface PoolOptions {
+  databaseUrl: string;
+  schema: string;
+  max?: number;
+  applicationName: string;
+}
+
+/** pg falls back to $USER for a URL without a user; that is unset in some shells and CI. */
+function withDefaultUser(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (!url.username) url.username = process.env.PGUSER ?? process.env.USER ?? os.userInfo().username;
+  return url.toString();
+}
+
+export function createPool({ databaseUrl, schema, max = 10, applicationName }: PoolOptions): Pool {
+  const pool = new pg.Pool({
+    connectionString: withDefaultUser(databaseUrl),
+    max,
+    application_name: applicationName,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** Creates the database named in `databaseUrl` when it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!name) return;
+  url.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: withDefaultUser(url.toString()), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE ${quoteIdent(name)}`).catch((error: { code?: string }) => {
+        if (error.code !== "42P04") throw error; // created by a concurrent starter
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Migrations every service schema gets: the outbox and the consumer inbox. */
+export const PLATFORM_MIGRATIONS_DIR = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/**
+ * Applies `NNN_name.sql` files from `dirs` in file-name order, each in its own transaction,
+ * recording them in `<schema>.schema_migrations`. Returns the names applied by this call.
+ */
+export async function migrate(pool: Pool, schema: string, dirs: string[]): Promise<string[]> {
+  const sources = new Map<string, string>();
+  for (const dir of dirs) {
+    for (const file of await readdir(dir)) if (file.endsWith(".sql")) sources.set(file, path.join(dir, file));
+  }
+  const files = [...sources.keys()].sort();
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext($1))", [`waybill:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set(
+      (await client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(schema)}.schema_migrations`)).rows.map((r) => r.name),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(sources.get(file)!, "utf8");
+      await client.query("BEGIN");
+      try {
+        await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+        await client.query(sql);
+        await client.query(`INSERT INTO ${quoteIdent(schema)}.schema_migrations (name) VALUES ($1)`, [file]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw new Error(`migration ${schema}/${file} failed: ${(error as Error).message}`);
+      }
+      applied.push(file);
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [`waybill:migrate:${schema}`]).catch(() => {});
+    client.release();
+  }
+  return applied;
+}
+
+/** Runs `fn` while holding a session advisory lock, so that only one replica does it at a time. */
+export async function withAdvisoryLock<T>(pool: Pool, key: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext($1))", [key]);
+    try {
+      return await fn(client);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [key]);
+    }
+  } finally {
+    client.release();
+  }
+}

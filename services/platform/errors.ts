@@ -1,0 +1,146 @@
+// One error hierarchy for every service. Each error has a stable `code` that clients can
+// branch on; the HTTP status and gRPC status are derived from the class only at the edges.
+import { status as GrpcStatus } from "@grpc/grpc-js";
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+export class AppError extends Error {
+  readonly status: number = 500;
+  readonly title: string = "Internal Server Error";
+  readonly code: string;
+  readonly errors?: FieldError[];
+  /** Extra response headers (Retry-After, WWW-Authenticate …). */
+  readonly headers: Record<string, string> = {};
+
+  constructor(code: string, detail: string, errors?: FieldError[]) {
+    super(detail);
+    this.name = new.target.name;
+    this.code = code;
+    this.errors = errors;
+  }
+
+  toProblem(): ProblemDetails {
+    return {
+      type: `https://waybill.dev/problems/${this.code}`,
+      title: this.title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      ...(this.errors && this.errors.length > 0 ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+export class BadRequestError extends AppError {
+  override readonly status = 400;
+  override readonly title = "Bad Request";
+}
+
+export class UnauthenticatedError extends AppError {
+  override readonly status = 401;
+  override readonly title = "Unauthorized";
+  override readonly headers = { "WWW-Authenticate": 'Bearer realm="waybill"' };
+}
+
+export class ForbiddenError extends AppError {
+  override readonly status = 403;
+  override readonly title = "Forbidden";
+}
+
+export class NotFoundError extends AppError {
+  override readonly status = 404;
+  override readonly title = "Not Found";
+}
+
+export class ConflictError extends AppError {
+  override readonly status = 409;
+  override readonly title = "Conflict";
+}
+
+export class PayloadTooLargeError extends AppError {
+  override readonly status = 413;
+  override readonly title = "Payload Too Large";
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  override readonly status = 415;
+  override readonly title = "Unsupported Media Type";
+}
+
+export class ValidationError extends AppError {
+  override readonly status = 422;
+  override readonly title = "Unprocessable Content";
+  constructor(detail: string, errors?: FieldError[], code = "validation_failed") {
+    super(code, detail, errors);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  override readonly status = 429;
+  override readonly title = "Too Many Requests";
+}
+
+export class UnavailableError extends AppError {
+  override readonly status = 503;
+  override readonly title = "Service Unavailable";
+}
+
+export class InternalError extends AppError {
+  constructor(detail = "An internal error occurred.") {
+    super("internal_error", detail);
+  }
+}
+
+const GRPC_BY_HTTP: Record<number, GrpcStatus> = {
+  400: GrpcStatus.INVALID_ARGUMENT,
+  401: GrpcStatus.UNAUTHENTICATED,
+  403: GrpcStatus.PERMISSION_DENIED,
+  404: GrpcStatus.NOT_FOUND,
+  409: GrpcStatus.FAILED_PRECONDITION,
+  413: GrpcStatus.INVALID_ARGUMENT,
+  415: GrpcStatus.INVALID_ARGUMENT,
+  422: GrpcStatus.INVALID_ARGUMENT,
+  429: GrpcStatus.RESOURCE_EXHAUSTED,
+  503: GrpcStatus.UNAVAILABLE,
+};
+
+export function grpcStatusOf(error: AppError): GrpcStatus {
+  return GRPC_BY_HTTP[error.status] ?? GrpcStatus.INTERNAL;
+}
+
+const CLASS_BY_HTTP: Record<number, new (code: string, detail: string, errors?: FieldError[]) => AppError> = {
+  400: BadRequestError,
+  401: UnauthenticatedError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  409: ConflictError,
+  413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
+  429: RateLimitedError,
+  503: UnavailableError,
+};
+
+/** Rebuilds an AppError from a problem that crossed a service boundary. */
+export function errorFromProblem(problem: ProblemDetails): AppError {
+  if (problem.status === 422) return new ValidationError(problem.detail, problem.errors, problem.code);
+  const Cls = CLASS_BY_HTTP[problem.status];
+  if (!Cls) return new InternalError(problem.detail);
+  return new Cls(problem.code, problem.detail, problem.errors);
+}
+
+/** Anything thrown that is not an AppError is a fault of the service. */
+export function toAppError(error: unknown): AppError {
+  return error instanceof AppError ? error : new InternalError();
+}

@@ -1,0 +1,110 @@
+// gRPC between services: thin adapters that run plain async functions as unary handlers, carry
+// the operation context in metadata, and move AppErrors across the wire as problem JSON in the
+// status details so the caller rebuilds the same error with the same code.
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type CallOptions,
+  type ClientUnaryCall,
+  type handleUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRANSACTION_ID_HEADER } from "./context.js";
+import { AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+export const GRPC_DEADLINE_MS = 10_000;
+export const GRPC_SHUTDOWN_GRACE_MS = 10_000;
+
+/** Turns `async (request) => response` into a grpc-js unary handler. */
+export function unary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const context = contextFrom(first(call.metadata, REQUEST_ID_HEADER), first(call.metadata, TRANSACTION_ID_HEADER));
+    runInContext(context, async () => {
+      try {
+        callback(null, await fn(call.request));
+      } catch (thrown) {
+        const error = toAppError(thrown);
+        if (error.status >= 500) logger.error({ err: thrown, path: call.getPath() }, "gRPC handler failed");
+        callback({ code: grpcStatusOf(error), details: JSON.stringify(error.toProblem()) } as Partial<ServiceError> as ServiceError, null);
+      }
+    });
+  };
+}
+
+function first(metadata: Metadata, key: string): string | undefined {
+  const value = metadata.get(key)[0];
+  return typeof value === "string" ? value : undefined;
+}
+
+export interface GrpcServerHandle {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startGrpcServer(
+  host: string,
+  port: number,
+  services: [ServiceDefinition, UntypedServiceImplementation][],
+): Promise<GrpcServerHandle> {
+  const server = new Server({ "grpc.max_receive_message_length": 4 * 1024 * 1024 });
+  for (const [definition, implementation] of services) server.addService(definition, implementation);
+  const boundPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
+  );
+  return {
+    port: boundPort,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // Let calls in flight finish, but never wait forever.
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, GRPC_SHUTDOWN_GRACE_MS);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** Calls a unary method with the current operation context and a deadline; errors become AppErrors. */
+export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, deadlineMs = GRPC_DEADLINE_MS): Promise<Res> {
+  const metadata = new Metadata();
+  const context = currentContext();
+  if (context) {
+    metadata.set(REQUEST_ID_HEADER, context.requestId);
+    metadata.set(TRANSACTION_ID_HEADER, context.transactionId);
+  }
+  return new Promise((resolve, reject) => {
+    method(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
+      if (error) reject(fromServiceError(error));
+      else resolve(response);
+    });
+  });
+}
+
+function fromServiceError(error: ServiceError): AppError {
+  try {
+    const problem = JSON.parse(error.details) as ProblemDetails;
+    if (typeof problem.code === "string" && typeof problem.status === "number") return errorFromProblem(problem);
+  } catch {
+    // Not one of ours: a transport failure.
+  }
+  if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
+    return new UnavailableError("upstream_unavailable", "A backing service did not answer; try again.");
+  }
+  return new UnavailableError("upstream_failed", "A backing service failed.");
+}

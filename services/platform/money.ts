@@ -1,0 +1,64 @@
+// Money as decimal strings: parsed into integer minor units (bigint) and formatted back, so
+// that no amount ever passes through floating point.
+import { ValidationError } from "./errors.js";
+
+const DECIMAL = /^-?\d{1,15}(\.\d+)?$/;
+
+/** ISO 4217 codes the runtime knows. */
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
+
+export function isCurrency(code: string): boolean {
+  return CURRENCIES.has(code);
+}
+
+/** Number of minor-unit digits of a currency (2 for EUR, 0 for JPY, 3 for BHD). */
+export function currencyScale(currency: string): number {
+  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * Turns a JSON number or string into minor units. JSON numbers are accepted only when their
+ * shortest decimal form is exact at the currency's scale (12.5 → 1250 for EUR).
+ */
+export function toMinorUnits(amount: string | number, scale: number, path = "amount"): bigint {
+  const text = typeof amount === "number" ? numberToPlainString(amount) : amount.trim();
+  if (text === null || !DECIMAL.test(text)) {
+    throw new ValidationError(`${path} must be a decimal amount`, [{ path, message: "not a decimal amount" }]);
+  }
+  const negative = text.startsWith("-");
+  const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".");
+  const trimmed = fraction.replace(/0+$/, "");
+  if (trimmed.length > scale) {
+    throw new ValidationError(`${path} has more than ${scale} decimal places`, [
+      { path, message: `at most ${scale} decimal places` },
+    ]);
+  }
+  const units = BigInt(whole + trimmed.padEnd(scale, "0"));
+  return negative ? -units : units;
+}
+
+export function formatMinorUnits(units: bigint, scale: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, "0");
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale);
+  return `${negative ? "-" : ""}${whole}${scale > 0 ? `.${fraction}` : ""}`;
+}
+
+/** Normalises a decimal to the currency's scale ("12.5" → "12.50"). */
+export function normalizeAmount(amount: string | number, currency: string, path?: string): string {
+  const scale = currencyScale(currency);
+  return formatMinorUnits(toMinorUnits(amount, scale, path), scale);
+}
+
+function numberToPlainString(value: number): string | null {
+  if (!Number.isFinite(value)) return null;
+  const text = String(value);
+  return /e/i.test(text) ? null : text;
+}
+
+/** Formats an amount read from a numeric column at the currency's scale (2 when none). */
+export function formatStoredAmount(stored: string, currency: string | null): string {
+  const scale = currency ? currencyScale(currency) : 2;
+  return formatMinorUnits(toMinorUnits(stored, scale), scale);
+}

@@ -1,0 +1,177 @@
+// NATS JetStream: connection, the streams every service relies on (declared idempotently in
+// code), and publishing with Nats-Msg-Id so a re-publish is deduplicated by the server.
+import { connect, headers, nanos, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
+import {
+  jetstream,
+  jetstreamManager,
+  type ConsumerConfig,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+  RetentionPolicy,
+  StorageType,
+  DiscardPolicy,
+} from "@nats-io/jetstream";
+import { currentContext } from "./context.js";
+import type { Logger } from "./logger.js";
+
+export type { NatsConnection, JetStreamClient, JetStreamManager, MsgHdrs };
+export { headers };
+
+export const TRANSACTION_ID_NATS_HEADER = "transactionId";
+export const TRACEPARENT_NATS_HEADER = "traceparent";
+export const TENANT_ID_NATS_HEADER = "tenantId";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const EVENTS_MAX_AGE_MS = 90 * DAY_MS;
+export const INGRESS_MAX_AGE_MS = 7 * DAY_MS;
+export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+
+/**
+ * Names of streams and subjects. `prefix` keeps test runs apart on one server; production
+ * uses the canonical names (EVENTS, events.<tenantId>.<kind>, …).
+ */
+export interface Topology {
+  eventsStream: string;
+  ingressStream: string;
+  deliveriesStream: string;
+  eventSubject(tenantId: string, kind: string): string;
+  eventsWildcard: string;
+  ingressSubject(tenantId: string, ...tokens: string[]): string;
+  ingressWildcard: string;
+  deliveriesSubject(hookId: string): string;
+  deliveriesWildcard: string;
+  /** Durable consumer names are per stream, so they need no prefix. */
+}
+
+export function createTopology(prefix = ""): Topology {
+  const subjectPrefix = prefix ? `${prefix.toLowerCase()}.` : "";
+  return Object.freeze({
+    eventsStream: `${prefix}EVENTS`,
+    ingressStream: `${prefix}INGRESS`,
+    deliveriesStream: `${prefix}DELIVERIES`,
+    eventSubject: (tenantId: string, kind: string) => `${subjectPrefix}events.${tenantId}.${kind}`,
+    eventsWildcard: `${subjectPrefix}events.>`,
+    ingressSubject: (tenantId: string, ...tokens: string[]) => [`${subjectPrefix}ingress`, tenantId, ...tokens].join("."),
+    ingressWildcard: `${subjectPrefix}ingress.>`,
+    deliveriesSubject: (hookId: string) => `${subjectPrefix}deliveries.${hookId}`,
+    deliveriesWildcard: `${subjectPrefix}deliveries.>`,
+  });
+}
+
+export function streamConfigs(topology: Topology): (Partial<StreamConfig> & { name: string })[] {
+  const common = { storage: StorageType.File, num_replicas: 1, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+  return [
+    {
+      ...common,
+      name: topology.eventsStream,
+      subjects: [topology.eventsWildcard],
+      retention: RetentionPolicy.Limits,
+      max_age: nanos(EVENTS_MAX_AGE_MS),
+      discard: DiscardPolicy.Old,
+    },
+    {
+      ...common,
+      name: topology.ingressStream,
+      subjects: [topology.ingressWildcard],
+      retention: RetentionPolicy.Limits,
+      max_age: nanos(INGRESS_MAX_AGE_MS),
+    },
+    {
+      ...common,
+      name: topology.deliveriesStream,
+      subjects: [topology.deliveriesWildcard],
+      retention: RetentionPolicy.Workqueue,
+    },
+  ];
+}
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  topology: Topology;
+  close(): Promise<void>;
+}
+
+export async function connectBus(options: { url: string; name: string; topology: Topology; logger: Logger }): Promise<Bus> {
+  const nc = await connect({
+    servers: options.url.split(","),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === "disconnect" || status.type === "reconnect") {
+        options.logger.warn({ nats: status.type }, "nats connection status changed");
+      }
+    }
+  })().catch(() => {});
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  return {
+    nc,
+    js,
+    jsm,
+    topology: options.topology,
+    close: async () => {
+      if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/** Creates each stream, or updates it when it exists (a changed immutable field is logged). */
+export async function ensureStreams(bus: Bus, logger: Logger): Promise<void> {
+  for (const config of streamConfigs(bus.topology)) {
+    const name = config.name;
+    try {
+      await bus.jsm.streams.info(name);
+    } catch {
+      await bus.jsm.streams.add(config).catch(async (error: Error) => {
+        // Another service created it first.
+        if (!/already in use/i.test(error.message)) throw error;
+      });
+      continue;
+    }
+    await bus.jsm.streams.update(name, config).catch((error: Error) => {
+      logger.warn({ stream: name, err: error.message }, "stream exists with a configuration that cannot be updated");
+    });
+  }
+}
+
+/** Creates or updates a durable consumer. */
+export async function ensureConsumer(bus: Bus, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  try {
+    await bus.jsm.consumers.info(stream, config.durable_name);
+    await bus.jsm.consumers.update(stream, config.durable_name, config);
+  } catch (error) {
+    if (!/not found/i.test((error as Error).message)) throw error;
+    await bus.jsm.consumers.add(stream, config);
+  }
+}
+
+/** Headers for a message published inside the current operation. */
+export function operationHeaders(extra: Record<string, string> = {}): MsgHdrs {
+  const h = headers();
+  const context = currentContext();
+  if (context) h.set(TRANSACTION_ID_NATS_HEADER, context.transactionId);
+  for (const [key, value] of Object.entries(extra)) h.set(key, value);
+  return h;
+}
+
+export interface PublishOptions {
+  msgId: string;
+  headers?: MsgHdrs;
+  timeoutMs?: number;
+}
+
+/** Publishes to JetStream and waits for the stream's acknowledgement. */
+export async function publishDurable(bus: Bus, subject: string, data: Uint8Array | string, options: PublishOptions): Promise<{ duplicate: boolean; seq: number }> {
+  const ack = await bus.js.publish(subject, data, {
+    msgID: options.msgId,
+    headers: options.headers,
+    timeout: options.timeoutMs ?? 5_000,
+  });
+  return { duplicate: ack.duplicate, seq: ack.seq };
+}

@@ -1,0 +1,185 @@
+// The transactional outbox. `appendEvents` writes events in the caller's SQL transaction; the
+// relay publishes unpublished rows to JetStream with Nats-Msg-Id = event id and then marks them.
+// A crash between publish and mark re-publishes the same id, which JetStream deduplicates.
+import type pg from "pg";
+import { currentTransactionId } from "./context.js";
+import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./events/catalog.js";
+import { newId } from "./ids.js";
+import type { Logger } from "./logger.js";
+import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
+import type { Pool, PoolClient, Queryable } from "./db.js";
+
+export const OUTBOX_CHANNEL = "waybill_outbox";
+export const OUTBOX_BATCH_SIZE = 200;
+export const OUTBOX_POLL_INTERVAL_MS = 1_000;
+export const OUTBOX_RETRY_DELAY_MS = 1_000;
+
+export interface NewEvent<K extends EventKind = EventKind> {
+  tenantId: string;
+  kind: K;
+  payload: EventPayload<K>;
+}
+
+/** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
+export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
+  if (events.length === 0) return [];
+  const transactionId = currentTransactionId();
+  const envelopes: EventEnvelope[] = [];
+  const rows: unknown[] = [];
+  for (const event of events) {
+    const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
+    const envelope: EventEnvelope = { id: newId("evt"), kind: event.kind, time: new Date().toISOString(), transactionId, ...payload };
+    envelopes.push(envelope);
+    rows.push({
+      id: envelope.id,
+      tenant_id: event.tenantId,
+      kind: event.kind,
+      subject: topology.eventSubject(event.tenantId, event.kind),
+      event: envelope,
+      headers: { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: event.tenantId },
+    });
+  }
+  await client.query(
+    `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
+     SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset($1::jsonb)
+       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`,
+    [JSON.stringify(rows)],
+  );
+  await client.query(`SELECT pg_notify($1, current_schema())`, [OUTBOX_CHANNEL]);
+  return envelopes;
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  event: EventEnvelope;
+  headers: Record<string, string>;
+}
+
+export interface OutboxRelay {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Publishes what is pending now; returns how many rows it published. */
+  drainOnce(): Promise<number>;
+}
+
+export interface OutboxRelayOptions {
+  pool: Pool;
+  bus: Bus;
+  schema: string;
+  logger: Logger;
+  pollIntervalMs?: number;
+  /** Called after publishing a batch and before marking it; tests use it to simulate a crash. */
+  afterPublish?: (ids: string[]) => Promise<void>;
+  onPublished?: (count: number) => void;
+}
+
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { pool, bus, schema, logger } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? OUTBOX_POLL_INTERVAL_MS;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let listener: pg.PoolClient | undefined;
+  let wake: (() => void) | undefined;
+  let dirty = true;
+
+  const signal = () => {
+    dirty = true;
+    wake?.();
+  };
+
+  async function drainOnce(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const published = await withBatch(async (client, rows) => {
+        for (const row of rows) {
+          const h = headers();
+          for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
+          await publishDurable(bus, row.subject, JSON.stringify(row.event), { msgId: row.id, headers: h });
+        }
+        if (options.afterPublish) await options.afterPublish(rows.map((r) => r.id));
+        await client.query("UPDATE outbox SET published_at = now() WHERE id = ANY($1)", [rows.map((r) => r.id)]);
+      });
+      total += published;
+      if (published < OUTBOX_BATCH_SIZE) return total;
+    }
+  }
+
+  async function withBatch(fn: (client: PoolClient, rows: OutboxRow[]) => Promise<void>): Promise<number> {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      // SKIP LOCKED lets several replicas relay side by side without publishing a row twice.
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, subject, event, headers FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [OUTBOX_BATCH_SIZE],
+      );
+      if (rows.length > 0) await fn(client, rows);
+      await client.query("COMMIT");
+      if (rows.length > 0) options.onPublished?.(rows.length);
+      return rows.length;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      if (dirty) {
+        dirty = false;
+        try {
+          await drainOnce();
+        } catch (error) {
+          if (!running) break;
+          logger.warn({ err: (error as Error).message, schema }, "outbox relay could not publish; will retry");
+          dirty = true;
+          await sleep(OUTBOX_RETRY_DELAY_MS, (w) => (wake = w));
+          continue;
+        }
+      }
+      await sleep(pollIntervalMs, (w) => (wake = w));
+      // A missed notification (or one sent while the listener reconnected) is caught by polling.
+      dirty = true;
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      listener = await pool.connect();
+      listener.on("notification", (message) => {
+        if (message.payload === schema) signal();
+      });
+      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      loop = run();
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      wake?.();
+      await loop;
+      // Publish what committed while stopping, so a clean shutdown leaves nothing behind.
+      await drainOnce().catch((error) => logger.warn({ err: (error as Error).message, schema }, "outbox left pending at stop"));
+      if (listener) {
+        await listener.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => {});
+        listener.release();
+        listener = undefined;
+      }
+    },
+    drainOnce,
+  };
+}
+
+function sleep(ms: number, register: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    register(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// What every back-end service starts with: logger, its database schema (migrated), the bus with
+// its streams, the ops endpoints. Resources are stopped in reverse order of start.
+import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "./db.js";
+import { createLogger, type Logger } from "./logger.js";
+import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
+import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
+
+export interface RuntimeConfig {
+  DATABASE_URL: string;
+  NATS_URL: string;
+  LOG_LEVEL: string;
+  BIND_HOST: string;
+  STREAM_PREFIX: string;
+}
+
+export interface Runtime {
+  service: string;
+  logger: Logger;
+  pool: Pool;
+  bus: Bus;
+  ops: Ops;
+  /** Registers cleanup to run at stop, before what was registered earlier. */
+  defer(fn: () => Promise<void>): void;
+  stop(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  service: string;
+  schema: string;
+  migrationsDir: string;
+  config: RuntimeConfig;
+  /** Where the ops server listens; undefined when the service serves ops itself (the edge). */
+  opsPort?: number;
+  extraChecks?: Record<string, ReadinessCheck>;
+  logger?: Logger;
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime & { opsPort?: number }> {
+  const { service, schema, config } = options;
+  const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
+  const stack: (() => Promise<void>)[] = [];
+  let ops: Ops | undefined;
+  const stop = async () => {
+    ops?.setDraining();
+    while (stack.length > 0) {
+      const fn = stack.pop()!;
+      await fn().catch((error) => logger.error({ err: error }, "error while stopping"));
+    }
+  };
+  try {
+    await ensureDatabase(config.DATABASE_URL);
+    const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, applicationName: `waybill-${service}` });
+    stack.push(() => pool.end());
+    const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir]);
+    if (applied.length > 0) logger.info({ schema, applied }, "migrations applied");
+
+    const bus = await connectBus({ url: config.NATS_URL, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
+    stack.push(() => bus.close());
+    await ensureStreams(bus, logger);
+
+    ops = createOps(service, {
+      database: async () => void (await pool.query("SELECT 1")),
+      nats: async () => {
+        if (bus.nc.isClosed()) throw new Error("closed");
+        await bus.nc.flush();
+      },
+      ...options.extraChecks,
+    });
+    let opsPort: number | undefined;
+    if (options.opsPort !== undefined) {
+      const server = await startOpsServer(ops, config.BIND_HOST, options.opsPort);
+      opsPort = server.port;
+      // The ops server is the last to go, so probes see "draining" while work finishes.
+      stack.unshift(() => server.stop());
+    }
+    return { service, logger, pool, bus, ops, opsPort, defer: (fn) => void stack.push(fn), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["services/**/*.test.ts", "test/**/*.test.ts"],
+    // Cross-service tests start real servers; give them room but keep the suite bounded.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
