@@ -37,9 +37,9 @@ export function createApp(deps: AppDeps): Koa {
   const v1 = new Router({ prefix: "/v1" });
   v1.use(authenticate(deps.tokens));
   v1.use(jsonBody(deps.bodyLimitBytes));
-  for (const routes of [ordersRoutes(deps.clients.orders), productsRoutes(deps.clients.inventory)]) {
-    v1.use(routes.routes(), routes.allowedMethods({ throw: true }));
-  }
+  ordersRoutes(v1, deps.clients.orders);
+  productsRoutes(v1, deps.clients.inventory);
   app.use(v1.routes());
+  app.use(v1.allowedMethods({ throw: true }));
   return app;
 }

@@ -15,6 +15,9 @@ export function problemResponses(logger: Logger): Middleware {
       const error = koaHttpError(thrown) ?? toAppError(thrown);
       if (error.status >= 500) logger.error({ err: thrown }, "request failed");
       ctx.status = error.status;
+      // A body we refused to read is still on the socket; closing it keeps the next request on
+      // this connection from being parsed out of that body.
+      if (!ctx.req.complete) ctx.set("Connection", "close");
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       ctx.type = "application/problem+json";
       ctx.body = error.toProblem();

@@ -1,13 +1,12 @@
 // /v1/orders: thin adapters from HTTP to the orders service.
-import { Router } from "@koa/router";
+import type { Router } from "@koa/router";
 import type { OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
 import { callUnary } from "../../platform/grpc.js";
 import { requires } from "../permissions.js";
 import { createOrderBody } from "../schemas.js";
 import { parseBody } from "../validation.js";
 
-export function ordersRoutes(orders: OrdersServiceClient): Router {
-  const router = new Router();
+export function ordersRoutes(router: Router, orders: OrdersServiceClient): void {
   router.post("/orders", requires("orders:write"), async (ctx) => {
     const body = parseBody(createOrderBody, ctx.request.body);
     const { order } = await callUnary(orders.createOrder.bind(orders), {
@@ -26,7 +25,6 @@ export function ordersRoutes(orders: OrdersServiceClient): Router {
     const { order } = await callUnary(orders.getOrder.bind(orders), { tenantId: ctx.state.principal!.tenantId, id: ctx.params.id });
     ctx.body = orderOut(order!);
   });
-  return router;
 }
 
 function orderOut<T extends { dueDate?: string }>(order: T) {

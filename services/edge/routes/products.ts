@@ -1,13 +1,12 @@
 // /v1/products: thin adapters from HTTP to the inventory service.
-import { Router } from "@koa/router";
+import type { Router } from "@koa/router";
 import type { InventoryServiceClient } from "../../gen/waybill/inventory/v1/inventory.js";
 import { callUnary } from "../../platform/grpc.js";
 import { requires } from "../permissions.js";
 import { pageQuery } from "../schemas.js";
 import { parseQuery } from "../validation.js";
 
-export function productsRoutes(inventory: InventoryServiceClient): Router {
-  const router = new Router();
+export function productsRoutes(router: Router, inventory: InventoryServiceClient): void {
   router.get("/products", requires("read"), async (ctx) => {
     const query = parseQuery(pageQuery, ctx.query);
     const page = await callUnary(inventory.listProducts.bind(inventory), {
@@ -20,5 +19,4 @@ export function productsRoutes(inventory: InventoryServiceClient): Router {
       nextCursor: page.nextCursor ?? null,
     };
   });
-  return router;
 }

@@ -1,0 +1,66 @@
+import type { Context, Next } from "koa";
+import { describe, expect, it, vi } from "vitest";
+import type { TokenType } from "../identity/tokens.js";
+import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
+import { can, requires, type Capability } from "./permissions.js";
+
+const ALL: Capability[] = [
+  "read",
+  "orders:write",
+  "shipments:write",
+  "products:write",
+  "inventory:write",
+  "customers:write",
+  "hooks:write",
+  "tokens:manage",
+  "devices:publish",
+];
+
+// API.md "Token types": api — the whole API; machine — the whole API but token management;
+// cli — hooks, orders, shipments, products, reads; sensor — device publishing and readings only.
+const ALLOWED: Record<TokenType, Capability[]> = {
+  api: ALL,
+  machine: ALL.filter((c) => c !== "tokens:manage"),
+  cli: ["read", "hooks:write", "orders:write", "shipments:write", "products:write"],
+  sensor: ["devices:publish"],
+};
+
+describe("can", () => {
+  for (const [type, allowed] of Object.entries(ALLOWED) as [TokenType, Capability[]][]) {
+    it.each(ALL.map((capability) => [capability, allowed.includes(capability)] as const))(
+      `${type} token: %s → %s`,
+      (capability, expected) => {
+        expect(can(type, capability)).toBe(expected);
+      },
+    );
+  }
+});
+
+function fakeCtx(principal?: { tokenType: TokenType }): Context {
+  return { state: principal ? { principal: { tenantId: "ten_1", tokenId: "tok_1", ...principal } } : {} } as unknown as Context;
+}
+
+describe("requires", () => {
+  it("calls next when the token type may do it", async () => {
+    const next = vi.fn<Next>(async () => undefined);
+    await requires("orders:write")(fakeCtx({ tokenType: "cli" }), next);
+    expect(next).toHaveBeenCalledOnce();
+  });
+
+  it("answers 403 token_type_forbidden without calling next", async () => {
+    const next = vi.fn<Next>(async () => undefined);
+    const result = requires("tokens:manage")(fakeCtx({ tokenType: "machine" }), next);
+    await expect(result).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(requires("read")(fakeCtx({ tokenType: "sensor" }), next)).rejects.toMatchObject({
+      status: 403,
+      code: "token_type_forbidden",
+    });
+    expect(next).not.toHaveBeenCalled();
+  });
+
+  it("answers 401 when there is no principal", async () => {
+    const next = vi.fn<Next>(async () => undefined);
+    await expect(requires("read")(fakeCtx(), next)).rejects.toBeInstanceOf(UnauthenticatedError);
+    expect(next).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,102 @@
+// The transactional outbox: an order's event survives a relay that is down at commit time, and a
+// relay that dies after publishing but before marking does not produce a second event.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPool } from "../services/platform/db.js";
+import { createLogger } from "../services/platform/logger.js";
+import { connectBus } from "../services/platform/nats.js";
+import { createOutboxRelay } from "../services/platform/outbox.js";
+import { readStream } from "./support/bus.js";
+import { eventually, request } from "./support/http.js";
+import { startStack, type Stack } from "./support/stack.js";
+
+let stack: Stack;
+let db: pg.Client;
+beforeAll(async () => {
+  stack = await startStack({ orders: { startRelay: false } });
+  db = new pg.Client({ connectionString: stack.env.databaseUrl });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+const order = (shortId: string) => ({
+  shortId,
+  customerId: "cus_01jc0000000000000000000000",
+  currency: "USD",
+  orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 2, price: "5.25" }],
+});
+
+async function eventsFor(orderId: string) {
+  const all = await readStream(stack.env.natsUrl, stack.env.topology.eventsStream);
+  return all.filter((m) => m.json.orderId === orderId);
+}
+
+describe("outbox relay", () => {
+  it("publishes an order committed while the relay was stopped exactly once when it starts", async () => {
+    const created = await request(`${stack.baseUrl}/orders`, { token: stack.token, json: order("OUTBOX-1") });
+    expect(created.status).toBe(201);
+    const orderId = created.body.id;
+
+    const { rows } = await db.query("SELECT id, published_at FROM orders.outbox WHERE event->>'orderId' = $1", [orderId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].published_at).toBeNull();
+    expect(await eventsFor(orderId)).toHaveLength(0);
+
+    await stack.orders.relay.start();
+    const published = await eventually(async () => {
+      const events = await eventsFor(orderId);
+      return events.length > 0 ? events : undefined;
+    });
+    // Stop and start again: nothing left to publish, so nothing is published twice.
+    await stack.orders.relay.stop();
+    await stack.orders.relay.start();
+    await new Promise((r) => setTimeout(r, 300));
+    await stack.orders.relay.stop();
+
+    const events = await eventsFor(orderId);
+    expect(events).toHaveLength(1);
+    expect(published[0].json.id).toBe(rows[0].id);
+    expect(events[0].json).toMatchObject({ id: rows[0].id, kind: "order.created", orderId });
+    const after = await db.query("SELECT published_at FROM orders.outbox WHERE id = $1", [rows[0].id]);
+    expect(after.rows[0].published_at).toBeInstanceOf(Date);
+  });
+
+  it("does not publish a second event when the relay dies between publish and mark", async () => {
+    const created = await request(`${stack.baseUrl}/orders`, { token: stack.token, json: order("OUTBOX-2") });
+    expect(created.status).toBe(201);
+    const orderId = created.body.id;
+
+    const logger = createLogger("test-relay", "silent");
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
+    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
+    try {
+      const crashing = createOutboxRelay({
+        pool,
+        bus,
+        schema: "orders",
+        logger,
+        afterPublish: async () => {
+          throw new Error("simulated crash after publish");
+        },
+      });
+      await expect(crashing.drainOnce()).rejects.toThrow("simulated crash");
+      expect(await eventsFor(orderId)).toHaveLength(1);
+      const pending = await db.query("SELECT id FROM orders.outbox WHERE published_at IS NULL AND event->>'orderId' = $1", [orderId]);
+      expect(pending.rows).toHaveLength(1);
+
+      const healthy = createOutboxRelay({ pool, bus, schema: "orders", logger });
+      expect(await healthy.drainOnce()).toBe(1);
+      const events = await eventsFor(orderId);
+      expect(events).toHaveLength(1);
+      expect(events[0].json.id).toBe(pending.rows[0].id);
+      const remaining = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE published_at IS NULL");
+      expect(remaining.rows[0].n).toBe(0);
+    } finally {
+      await bus.close();
+      await pool.end();
+    }
+  });
+});

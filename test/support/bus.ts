@@ -1,0 +1,31 @@
+// Reads what is in a JetStream stream, for assertions.
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+
+export interface StoredMessage {
+  subject: string;
+  seq: number;
+  headers: Record<string, string>;
+  json: any;
+}
+
+export async function readStream(natsUrl: string, stream: string): Promise<StoredMessage[]> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const total = (await jsm.streams.info(stream)).state.messages;
+    if (total === 0) return [];
+    const consumer = await jetstream(nc).consumers.get(stream);
+    const out: StoredMessage[] = [];
+    const batch = await consumer.fetch({ max_messages: total, expires: 2_000 });
+    for await (const m of batch) {
+      const headers: Record<string, string> = {};
+      for (const [key, values] of m.headers ?? []) headers[key] = values[0];
+      out.push({ subject: m.subject, seq: m.seq, headers, json: m.json() });
+      if (out.length === total) break;
+    }
+    return out;
+  } finally {
+    await nc.close();
+  }
+}

@@ -1,0 +1,61 @@
+// Isolation for tests that cross services: each run gets its own database and its own stream
+// names on the real PostgreSQL and NATS (DATABASE_URL / NATS_URL, or the local servers).
+import { randomBytes } from "node:crypto";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import pg from "pg";
+import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from "../../services/platform/config.js";
+import { quoteIdent } from "../../services/platform/db.js";
+import { createTopology, type Topology } from "../../services/platform/nats.js";
+
+export interface TestEnvironment {
+  databaseUrl: string;
+  natsUrl: string;
+  streamPrefix: string;
+  topology: Topology;
+  /** Environment variables every service of this run is started with. */
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+function adminUrl(base: string): string {
+  const url = new URL(base);
+  url.pathname = "/postgres";
+  if (!url.username) url.username = process.env.PGUSER ?? process.env.USER ?? "postgres";
+  return url.toString();
+}
+
+export async function createTestEnvironment(): Promise<TestEnvironment> {
+  const suffix = randomBytes(5).toString("hex");
+  const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const natsUrl = process.env.NATS_URL ?? DEFAULT_NATS_URL;
+  const dbName = `waybill_test_${suffix}`;
+  const admin = new pg.Client({ connectionString: adminUrl(base) });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${quoteIdent(dbName)}`);
+  await admin.end();
+  const url = new URL(adminUrl(base));
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+  const streamPrefix = `T${suffix}_`;
+  return {
+    databaseUrl,
+    natsUrl,
+    streamPrefix,
+    topology: createTopology(streamPrefix),
+    env: { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, STREAM_PREFIX: streamPrefix, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", BIND_HOST: "127.0.0.1" },
+    async cleanup() {
+      const nc = await connect({ servers: natsUrl });
+      try {
+        const jsm = await jetstreamManager(nc);
+        for await (const name of jsm.streams.names()) if (name.startsWith(streamPrefix)) await jsm.streams.delete(name);
+      } finally {
+        await nc.close();
+      }
+      const client = new pg.Client({ connectionString: adminUrl(base) });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
