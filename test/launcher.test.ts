@@ -1,0 +1,73 @@
+// `npm start`'s launcher as a real process: all services, the bootstrap token, orders over HTTP,
+// devices over MQTT on a free port when 1883 is taken, and a clean stop on Ctrl-C.
+import net from "node:net";
+import mqtt from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+import { request } from "./support/http.js";
+import { runTs, type Child } from "./support/processes.js";
+import { issueToken } from "./support/tokens.js";
+
+let env: TestEnvironment;
+let launcher: Child;
+let blocker: net.Server | undefined;
+const token = "api-launcher-test-token-0123456789abcdef";
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  // Make sure 1883 is taken even where no Mosquitto runs, so the fallback is what is tested.
+  blocker = await new Promise<net.Server | undefined>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(undefined));
+    server.listen(1883, "0.0.0.0", () => resolve(server));
+  });
+  launcher = runTs("services/launcher/main.ts", { ...env.env, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+  await launcher.waitForOutput(/Press Ctrl-C to stop\./, 45_000);
+});
+
+afterAll(async () => {
+  if (launcher.process.exitCode === null) launcher.process.kill("SIGKILL");
+  await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
+  await env.cleanup();
+});
+
+describe("npm start", () => {
+  it("prints the base URL and a free MQTT port because 1883 is taken", () => {
+    const out = launcher.output();
+    expect(out).toMatch(/HTTP API: +http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(out).toContain("port 1883 is taken");
+    const mqttPort = Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
+    expect(mqttPort).not.toBe(1883);
+    expect(mqttPort).toBeGreaterThan(0);
+  });
+
+  it("serves POST and GET /v1/orders with the bootstrap token", async () => {
+    const base = launcher.output().match(/HTTP API: +(http:\/\/\S+\/v1)/)![1];
+    const created = await request(`${base}/orders`, {
+      token,
+      json: { shortId: "START-1", customerId: "cus_1", currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 2, price: "3.50" }] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.total).toBe("7.00");
+    const read = await request(`${base}/orders/${created.body.id}`, { token });
+    expect(read.status).toBe(200);
+    expect(read.body.shortId).toBe("START-1");
+  });
+
+  it("accepts a device with a sensor token on the MQTT port and refuses an api token", async () => {
+    const port = Number(launcher.output().match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
+    const sensor = await issueToken(env.databaseUrl, "sensor");
+    const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: "dock-1", password: sensor.token, reconnectPeriod: 0, protocolVersion: 4 });
+    await device.publishAsync("devices/dock-1/telemetry", JSON.stringify({ temperature: 4.5 }), { qos: 1 });
+    await device.endAsync();
+    await expect(
+      mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: "dock-1", password: token, reconnectPeriod: 0, protocolVersion: 4 }),
+    ).rejects.toThrow(/Bad username or password/i);
+  });
+
+  it("stops every service cleanly on Ctrl-C", async () => {
+    launcher.process.kill("SIGINT");
+    expect(await launcher.exited(30_000)).toBe(0);
+    expect(launcher.output()).toContain("Waybill: stopped.");
+  });
+});

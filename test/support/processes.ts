@@ -1,0 +1,51 @@
+// Runs a service's main.ts (or the launcher) as a real child process, as production would.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited(timeoutMs?: number): Promise<number | null>;
+}
+
+export function runTs(entry: string, env: Record<string, string | undefined>): Child {
+  const child = spawn(TSX, [path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on("data", append);
+  child.stderr!.on("data", append);
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    process: child,
+    output: () => out,
+    waitForOutput(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = out.match(pattern);
+          if (match) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(match);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    exited(timeoutMs = 30_000) {
+      return Promise.race([exit, new Promise<null>((_, reject) => setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms:\n${out}`)), timeoutMs))]);
+    },
+  };
+}
