@@ -26,6 +26,11 @@ const ALLOWED: Record<TokenType, Capability[]> = {
 };
 
 describe("can", () => {
+  it("is false, not a crash, for a type that is not a token type", () => {
+    expect(can("constructor" as TokenType, "read")).toBe(false);
+    expect(can("admin" as TokenType, "read")).toBe(false);
+  });
+
   for (const [type, allowed] of Object.entries(ALLOWED) as [TokenType, Capability[]][]) {
     it.each(ALL.map((capability) => [capability, allowed.includes(capability)] as const))(
       `${type} token: %s → %s`,

@@ -25,7 +25,7 @@ export const CAPABILITIES_BY_TOKEN_TYPE: Readonly<Record<TokenType, ReadonlySet<
 });
 
 export function can(tokenType: TokenType, capability: Capability): boolean {
-  return CAPABILITIES_BY_TOKEN_TYPE[tokenType]?.has(capability) ?? false;
+  return Object.hasOwn(CAPABILITIES_BY_TOKEN_TYPE, tokenType) && CAPABILITIES_BY_TOKEN_TYPE[tokenType].has(capability);
 }
 
 export function requires(capability: Capability): Middleware {

@@ -29,6 +29,11 @@ describe("passwords", () => {
       `scrypt$${n}$${r}$${p}$${salt}`,
       `scrypt$${n}$${r}$${p}$${salt}$`,
       `scrypt$${n}$${r}$${p}$$${stored.split("$")[5]}`,
+      // a key that decodes to nothing must not compare equal to an empty derived key
+      `scrypt$${n}$${r}$${p}$${salt}$!!!!`,
+      // cost parameters out of range are a mismatch, not an exception
+      `scrypt$abc$${r}$${p}$${salt}$${stored.split("$")[5]}`,
+      `scrypt$1073741824$${r}$${p}$${salt}$${stored.split("$")[5]}`,
     ]) {
       await expect(verifyPassword("pw", malformed), malformed).resolves.toBe(false);
     }

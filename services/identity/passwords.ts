@@ -18,12 +18,18 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
 }
 
+/** False for a wrong password and for any stored value this code did not write. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split("$");
   if (scheme !== "scrypt" || !salt || !key) return false;
   const expected = Buffer.from(key, "base64");
-  const actual = await scrypt(password, Buffer.from(salt, "base64"), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
+  if (expected.length !== KEY_LENGTH) return false;
+  try {
+    const actual = await scrypt(password, Buffer.from(salt, "base64"), KEY_LENGTH, { N: Number(n), r: Number(r), p: Number(p) });
+    return timingSafeEqual(actual, expected);
+  } catch {
+    return false; // cost parameters out of range
+  }
 }
 
 export function generatePassword(): string {

@@ -52,11 +52,10 @@ describe("hashToken", () => {
     expect(hashToken(token).equals(hash)).toBe(true);
   });
 
-  it("differs between tokens and never contains the value", () => {
+  it("differs between tokens", () => {
     const a = generateToken("api");
     const b = generateToken("api");
     expect(hashToken(a).equals(hashToken(b))).toBe(false);
-    expect(hashToken(a).toString("utf8")).not.toContain(a.slice(4));
   });
 
   it("matches the known SHA-256 of a value", () => {

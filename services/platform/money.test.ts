@@ -112,4 +112,9 @@ describe("formatStoredAmount", () => {
   it("uses two decimals when there is no currency", () => {
     expect(formatStoredAmount("7.0000", null)).toBe("7.00");
   });
+
+  it("never fails on a stored value finer than the currency scale; it keeps the digits", () => {
+    expect(formatStoredAmount("12.3450", null)).toBe("12.345");
+    expect(formatStoredAmount("5.2500", "JPY")).toBe("5.25");
+  });
 });

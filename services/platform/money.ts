@@ -57,8 +57,13 @@ function numberToPlainString(value: number): string | null {
   return /e/i.test(text) ? null : text;
 }
 
-/** Formats an amount read from a numeric column at the currency's scale (2 when none). */
+/**
+ * Formats an amount read from a numeric column at the currency's scale (2 when none). Reading
+ * never fails: digits beyond the scale, which the write path refuses, are kept rather than cut.
+ */
 export function formatStoredAmount(stored: string, currency: string | null): string {
   const scale = currency ? currencyScale(currency) : 2;
-  return formatMinorUnits(toMinorUnits(stored, scale), scale);
+  const [whole, fraction = ""] = stored.split(".");
+  const significant = fraction.replace(/0+$/, "").padEnd(scale, "0");
+  return significant ? `${whole}.${significant}` : whole;
 }
