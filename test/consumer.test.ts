@@ -1,0 +1,66 @@
+// The idempotent-consumer helper on a real stream: a failed message is redelivered, and a
+// message seen twice changes state once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processOnce, startConsumer } from "../services/platform/consumer.js";
+import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
+import { createLogger } from "../services/platform/logger.js";
+import { connectBus, ensureStreams, publishDurable, type Bus } from "../services/platform/nats.js";
+import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+import { eventually } from "./support/http.js";
+
+let env: TestEnvironment;
+let pool: Pool;
+let bus: Bus;
+const logger = createLogger("consumer-test", "silent");
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  await ensureDatabase(env.databaseUrl);
+  pool = createPool({ databaseUrl: env.databaseUrl, schema: "consumer_test", applicationName: "consumer-test" });
+  await migrate(pool, "consumer_test", [PLATFORM_MIGRATIONS_DIR]);
+  await pool.query("CREATE TABLE counter (id text PRIMARY KEY, n int NOT NULL)");
+  await pool.query("INSERT INTO counter VALUES ('c', 0)");
+  bus = await connectBus({ url: env.natsUrl, name: "consumer-test", topology: env.topology, logger });
+  await ensureStreams(bus, logger);
+});
+afterAll(async () => {
+  await bus?.close();
+  await pool?.end();
+  await env.cleanup();
+});
+
+describe("startConsumer + processOnce", () => {
+  it("redelivers a message whose handler failed and applies each logical message once", async () => {
+    let attempts = 0;
+    const consumer = await startConsumer({
+      bus,
+      stream: env.topology.ingressStream,
+      durable: "consumer-test",
+      filterSubject: env.topology.ingressWildcard,
+      logger,
+      handle: async (message) => {
+        attempts += 1;
+        if (attempts === 1) throw new Error("transient failure");
+        const { id } = message.json<{ id: string }>();
+        await processOnce(pool, "consumer-test", id, async (client) => {
+          await client.query("UPDATE counter SET n = n + 1 WHERE id = 'c'");
+        });
+      },
+    });
+    try {
+      const subject = env.topology.ingressSubject("ten_x", "test");
+      await publishDurable(bus, subject, JSON.stringify({ id: "m1" }), { msgId: "a" });
+      // The same logical message published again under another Nats-Msg-Id (a device resend).
+      await publishDurable(bus, subject, JSON.stringify({ id: "m1" }), { msgId: "b" });
+      await publishDurable(bus, subject, JSON.stringify({ id: "m2" }), { msgId: "c" });
+      await eventually(async () => (attempts >= 4 ? true : undefined), 15_000);
+      const { rows } = await pool.query("SELECT n FROM counter WHERE id = 'c'");
+      expect(rows[0].n).toBe(2);
+      expect(attempts).toBe(4);
+      const inbox = await pool.query("SELECT message_id FROM inbox ORDER BY message_id");
+      expect(inbox.rows.map((r) => r.message_id)).toEqual(["m1", "m2"]);
+    } finally {
+      await consumer.stop();
+    }
+  });
+});
