@@ -11,6 +11,7 @@ import { problemResponses } from "./middleware/problem.js";
 import { requestContext } from "./middleware/request-context.js";
 import { ordersRoutes } from "./routes/orders.js";
 import { productsRoutes } from "./routes/products.js";
+import type { Api } from "./route.js";
 
 export interface AppDeps {
   logger: Logger;
@@ -37,8 +38,9 @@ export function createApp(deps: AppDeps): Koa {
   const v1 = new Router({ prefix: "/v1" });
   v1.use(authenticate(deps.tokens));
   v1.use(jsonBody(deps.bodyLimitBytes));
-  ordersRoutes(v1, deps.clients.orders);
-  productsRoutes(v1, deps.clients.inventory);
+  const api: Api = { router: v1, routes: [] };
+  ordersRoutes(api, deps.clients.orders);
+  productsRoutes(api, deps.clients.inventory);
   app.use(v1.routes());
   app.use(v1.allowedMethods({ throw: true }));
   return app;

@@ -5,6 +5,7 @@ import { newId } from "../platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "../platform/money.js";
 import type { Topology } from "../platform/nats.js";
 import { appendEvents } from "../platform/outbox.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 
 export type OrderStatus = "pending" | "ready" | "inProgress" | "completed" | "cancelled";
 
@@ -42,7 +43,7 @@ export interface OrdersDeps {
 
 const UNIQUE_VIOLATION = "23505";
 
-export async function createOrder(deps: OrdersDeps, tenantId: string, input: NewOrder): Promise<Order> {
+export async function createOrder(deps: OrdersDeps, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
   if (!isCurrency(input.currency)) {
     throw new ValidationError("currency is not an ISO 4217 code", [{ path: "currency", message: "unknown currency code" }]);
   }
@@ -60,7 +61,7 @@ export async function createOrder(deps: OrdersDeps, tenantId: string, input: New
   const id = newId("ord");
   const total = formatMinorUnits(totalUnits, scale);
 
-  return withTransaction(deps.pool, async (client) => {
+  return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, async () => {
     const inserted = await client
       .query<{ created_at: Date; updated_at: Date }>(
         `INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
@@ -108,7 +109,7 @@ export async function createOrder(deps: OrdersDeps, tenantId: string, input: New
       },
     ]);
     return order;
-  });
+  }));
 }
 
 interface OrderRow {

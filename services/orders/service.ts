@@ -44,14 +44,19 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
         OrdersServiceService,
         {
           createOrder: unary<CreateOrderRequest, CreateOrderResponse>(logger, async (request) => {
-            const order = await createOrder(deps, request.tenantId, {
-              shortId: request.shortId,
-              customerId: request.customerId,
-              dueDate: request.dueDate ?? null,
-              currency: request.currency,
-              orderItems: request.orderItems,
-            });
-            return { order: toMessage(order) };
+            const { value, replayed } = await createOrder(
+              deps,
+              request.tenantId,
+              {
+                shortId: request.shortId,
+                customerId: request.customerId,
+                dueDate: request.dueDate ?? null,
+                currency: request.currency,
+                orderItems: request.orderItems,
+              },
+              request.idempotency,
+            );
+            return { order: toMessage(value), replayed };
           }),
           getOrder: unary<GetOrderRequest, GetOrderResponse>(logger, async (request) => ({
             order: toMessage(await getOrder(pool, request.tenantId, request.id)),

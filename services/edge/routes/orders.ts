@@ -1,30 +1,31 @@
 // /v1/orders: thin adapters from HTTP to the orders service.
-import type { Router } from "@koa/router";
 import type { OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
 import { callUnary } from "../../platform/grpc.js";
-import { requires } from "../permissions.js";
-import { createOrderBody } from "../schemas.js";
-import { parseBody } from "../validation.js";
+import { route, type Api } from "../route.js";
+import { createOrderBody, orderOutput } from "../schemas/orders.js";
 
-export function ordersRoutes(router: Router, orders: OrdersServiceClient): void {
-  router.post("/orders", requires("orders:write"), async (ctx) => {
-    const body = parseBody(createOrderBody, ctx.request.body);
-    const { order } = await callUnary(orders.createOrder.bind(orders), {
-      tenantId: ctx.state.principal!.tenantId,
-      shortId: body.shortId,
-      customerId: body.customerId,
-      dueDate: body.dueDate,
-      currency: body.currency,
-      orderItems: body.orderItems.map((item) => ({ ...item, price: String(item.price) })),
-    });
-    ctx.status = 201;
-    ctx.set("Location", `/v1/orders/${order!.id}`);
-    ctx.body = orderOut(order!);
-  });
-  router.get("/orders/:id", requires("read"), async (ctx) => {
-    const { order } = await callUnary(orders.getOrder.bind(orders), { tenantId: ctx.state.principal!.tenantId, id: ctx.params.id });
-    ctx.body = orderOut(order!);
-  });
+export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
+  route(
+    api,
+    { method: "post", path: "/orders", summary: "Create an order", tag: "orders", capability: "orders:write", body: createOrderBody, response: orderOutput, status: 201, idempotent: true },
+    async ({ body, principal, idempotency }) => {
+      const { order, replayed } = await callUnary(orders.createOrder.bind(orders), {
+        tenantId: principal.tenantId,
+        ...body,
+        orderItems: body.orderItems.map((item) => ({ ...item, price: String(item.price) })),
+        idempotency,
+      });
+      return { body: orderOut(order!), headers: { Location: `/v1/orders/${order!.id}` }, replayed };
+    },
+  );
+  route(
+    api,
+    { method: "get", path: "/orders/:id", summary: "Get an order", tag: "orders", capability: "read", response: orderOutput },
+    async ({ params, principal }) => {
+      const { order } = await callUnary(orders.getOrder.bind(orders), { tenantId: principal.tenantId, id: params.id });
+      return { body: orderOut(order!) };
+    },
+  );
 }
 
 function orderOut<T extends { dueDate?: string }>(order: T) {

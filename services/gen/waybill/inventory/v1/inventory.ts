@@ -23,6 +23,40 @@ export const protobufPackage = "waybill.inventory.v1";
 
 export const protobufFileName = "waybill/inventory/v1/inventory.proto";
 
+export interface StockLine {
+  productId: string;
+  quantity: number;
+}
+
+export interface ReserveStockRequest {
+  tenantId: string;
+  orderId: string;
+  lines: StockLine[];
+}
+
+export interface ReserveStockResponse {
+  /** False when the order already held a reservation (nothing changed). */
+  reserved: boolean;
+}
+
+export interface ReleaseStockRequest {
+  tenantId: string;
+  orderId: string;
+}
+
+export interface ReleaseStockResponse {
+  released: boolean;
+}
+
+export interface ConsumeStockRequest {
+  tenantId: string;
+  orderId: string;
+}
+
+export interface ConsumeStockResponse {
+  consumed: boolean;
+}
+
 export interface Product {
   id: string;
   sku: string;
@@ -44,6 +78,591 @@ export interface ListProductsResponse {
   data: Product[];
   nextCursor?: string | undefined;
 }
+
+function createBaseStockLine(): StockLine {
+  return { productId: "", quantity: 0 };
+}
+
+export const StockLine: MessageFns<StockLine> = {
+  encode(message: StockLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int32(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StockLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStockLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StockLine {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+    };
+  },
+
+  toJSON(message: StockLine): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StockLine>, I>>(base?: I): StockLine {
+    return StockLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StockLine>, I>>(object: I): StockLine {
+    const message = createBaseStockLine();
+    message.productId = object.productId ?? "";
+    message.quantity = object.quantity ?? 0;
+    return message;
+  },
+};
+
+function createBaseReserveStockRequest(): ReserveStockRequest {
+  return { tenantId: "", orderId: "", lines: [] };
+}
+
+export const ReserveStockRequest: MessageFns<ReserveStockRequest> = {
+  encode(message: ReserveStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    for (const v of message.lines) {
+      StockLine.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lines.push(StockLine.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReserveStockRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => StockLine.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ReserveStockRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => StockLine.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReserveStockRequest>, I>>(base?: I): ReserveStockRequest {
+    return ReserveStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReserveStockRequest>, I>>(object: I): ReserveStockRequest {
+    const message = createBaseReserveStockRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.lines = object.lines?.map((e) => StockLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReserveStockResponse(): ReserveStockResponse {
+  return { reserved: false };
+}
+
+export const ReserveStockResponse: MessageFns<ReserveStockResponse> = {
+  encode(message: ReserveStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reserved !== false) {
+      writer.uint32(8).bool(message.reserved);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReserveStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReserveStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.reserved = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReserveStockResponse {
+    return { reserved: isSet(object.reserved) ? globalThis.Boolean(object.reserved) : false };
+  },
+
+  toJSON(message: ReserveStockResponse): unknown {
+    const obj: any = {};
+    if (message.reserved !== false) {
+      obj.reserved = message.reserved;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReserveStockResponse>, I>>(base?: I): ReserveStockResponse {
+    return ReserveStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReserveStockResponse>, I>>(object: I): ReserveStockResponse {
+    const message = createBaseReserveStockResponse();
+    message.reserved = object.reserved ?? false;
+    return message;
+  },
+};
+
+function createBaseReleaseStockRequest(): ReleaseStockRequest {
+  return { tenantId: "", orderId: "" };
+}
+
+export const ReleaseStockRequest: MessageFns<ReleaseStockRequest> = {
+  encode(message: ReleaseStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseStockRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReleaseStockRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseStockRequest>, I>>(base?: I): ReleaseStockRequest {
+    return ReleaseStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseStockRequest>, I>>(object: I): ReleaseStockRequest {
+    const message = createBaseReleaseStockRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseStockResponse(): ReleaseStockResponse {
+  return { released: false };
+}
+
+export const ReleaseStockResponse: MessageFns<ReleaseStockResponse> = {
+  encode(message: ReleaseStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.released !== false) {
+      writer.uint32(8).bool(message.released);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.released = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseStockResponse {
+    return { released: isSet(object.released) ? globalThis.Boolean(object.released) : false };
+  },
+
+  toJSON(message: ReleaseStockResponse): unknown {
+    const obj: any = {};
+    if (message.released !== false) {
+      obj.released = message.released;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseStockResponse>, I>>(base?: I): ReleaseStockResponse {
+    return ReleaseStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseStockResponse>, I>>(object: I): ReleaseStockResponse {
+    const message = createBaseReleaseStockResponse();
+    message.released = object.released ?? false;
+    return message;
+  },
+};
+
+function createBaseConsumeStockRequest(): ConsumeStockRequest {
+  return { tenantId: "", orderId: "" };
+}
+
+export const ConsumeStockRequest: MessageFns<ConsumeStockRequest> = {
+  encode(message: ConsumeStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConsumeStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConsumeStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConsumeStockRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ConsumeStockRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConsumeStockRequest>, I>>(base?: I): ConsumeStockRequest {
+    return ConsumeStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConsumeStockRequest>, I>>(object: I): ConsumeStockRequest {
+    const message = createBaseConsumeStockRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseConsumeStockResponse(): ConsumeStockResponse {
+  return { consumed: false };
+}
+
+export const ConsumeStockResponse: MessageFns<ConsumeStockResponse> = {
+  encode(message: ConsumeStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.consumed !== false) {
+      writer.uint32(8).bool(message.consumed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConsumeStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConsumeStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.consumed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConsumeStockResponse {
+    return { consumed: isSet(object.consumed) ? globalThis.Boolean(object.consumed) : false };
+  },
+
+  toJSON(message: ConsumeStockResponse): unknown {
+    const obj: any = {};
+    if (message.consumed !== false) {
+      obj.consumed = message.consumed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConsumeStockResponse>, I>>(base?: I): ConsumeStockResponse {
+    return ConsumeStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConsumeStockResponse>, I>>(object: I): ConsumeStockResponse {
+    const message = createBaseConsumeStockResponse();
+    message.consumed = object.consumed ?? false;
+    return message;
+  },
+};
 
 function createBaseProduct(): Product {
   return {
@@ -454,10 +1073,61 @@ export const InventoryServiceService = {
       Buffer.from(ListProductsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProductsResponse => ListProductsResponse.decode(value),
   },
+  /**
+   * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
+   * Reserving again for the same order is a no-op that answers the existing reservation.
+   */
+  reserveStock: {
+    path: "/waybill.inventory.v1.InventoryService/ReserveStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReserveStockRequest): Buffer => Buffer.from(ReserveStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReserveStockRequest => ReserveStockRequest.decode(value),
+    responseSerialize: (value: ReserveStockResponse): Buffer =>
+      Buffer.from(ReserveStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReserveStockResponse => ReserveStockResponse.decode(value),
+  },
+  /** Gives back what an order reserved (order cancelled). No-op when nothing is reserved. */
+  releaseStock: {
+    path: "/waybill.inventory.v1.InventoryService/ReleaseStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseStockRequest): Buffer => Buffer.from(ReleaseStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseStockRequest => ReleaseStockRequest.decode(value),
+    responseSerialize: (value: ReleaseStockResponse): Buffer =>
+      Buffer.from(ReleaseStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseStockResponse => ReleaseStockResponse.decode(value),
+  },
+  /**
+   * Turns an order's reservation into shipped stock (order completed): on_hand and reserved
+   * both go down. No-op when nothing is reserved.
+   */
+  consumeStock: {
+    path: "/waybill.inventory.v1.InventoryService/ConsumeStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConsumeStockRequest): Buffer => Buffer.from(ConsumeStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConsumeStockRequest => ConsumeStockRequest.decode(value),
+    responseSerialize: (value: ConsumeStockResponse): Buffer =>
+      Buffer.from(ConsumeStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConsumeStockResponse => ConsumeStockResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
   listProducts: handleUnaryCall<ListProductsRequest, ListProductsResponse>;
+  /**
+   * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
+   * Reserving again for the same order is a no-op that answers the existing reservation.
+   */
+  reserveStock: handleUnaryCall<ReserveStockRequest, ReserveStockResponse>;
+  /** Gives back what an order reserved (order cancelled). No-op when nothing is reserved. */
+  releaseStock: handleUnaryCall<ReleaseStockRequest, ReleaseStockResponse>;
+  /**
+   * Turns an order's reservation into shipped stock (order completed): on_hand and reserved
+   * both go down. No-op when nothing is reserved.
+   */
+  consumeStock: handleUnaryCall<ConsumeStockRequest, ConsumeStockResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -475,6 +1145,60 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProductsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
+   * Reserving again for the same order is a no-op that answers the existing reservation.
+   */
+  reserveStock(
+    request: ReserveStockRequest,
+    callback: (error: ServiceError | null, response: ReserveStockResponse) => void,
+  ): ClientUnaryCall;
+  reserveStock(
+    request: ReserveStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReserveStockResponse) => void,
+  ): ClientUnaryCall;
+  reserveStock(
+    request: ReserveStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReserveStockResponse) => void,
+  ): ClientUnaryCall;
+  /** Gives back what an order reserved (order cancelled). No-op when nothing is reserved. */
+  releaseStock(
+    request: ReleaseStockRequest,
+    callback: (error: ServiceError | null, response: ReleaseStockResponse) => void,
+  ): ClientUnaryCall;
+  releaseStock(
+    request: ReleaseStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseStockResponse) => void,
+  ): ClientUnaryCall;
+  releaseStock(
+    request: ReleaseStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseStockResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Turns an order's reservation into shipped stock (order completed): on_hand and reserved
+   * both go down. No-op when nothing is reserved.
+   */
+  consumeStock(
+    request: ConsumeStockRequest,
+    callback: (error: ServiceError | null, response: ConsumeStockResponse) => void,
+  ): ClientUnaryCall;
+  consumeStock(
+    request: ConsumeStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConsumeStockResponse) => void,
+  ): ClientUnaryCall;
+  consumeStock(
+    request: ConsumeStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConsumeStockResponse) => void,
   ): ClientUnaryCall;
 }
 

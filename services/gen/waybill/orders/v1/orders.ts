@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Idempotency } from "../../common/v1/idempotency.js";
 
 export const protobufPackage = "waybill.orders.v1";
 
@@ -37,10 +38,15 @@ export interface CreateOrderRequest {
   dueDate?: string | undefined;
   currency: string;
   orderItems: OrderItem[];
+  idempotency?: Idempotency | undefined;
 }
 
 export interface CreateOrderResponse {
-  order: Order | undefined;
+  order:
+    | Order
+    | undefined;
+  /** True when this answer replays the first request with the same Idempotency-Key. */
+  replayed: boolean;
 }
 
 export interface GetOrderRequest {
@@ -171,7 +177,15 @@ export const OrderItem: MessageFns<OrderItem> = {
 };
 
 function createBaseCreateOrderRequest(): CreateOrderRequest {
-  return { tenantId: "", shortId: "", customerId: "", dueDate: undefined, currency: "", orderItems: [] };
+  return {
+    tenantId: "",
+    shortId: "",
+    customerId: "",
+    dueDate: undefined,
+    currency: "",
+    orderItems: [],
+    idempotency: undefined,
+  };
 }
 
 export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
@@ -193,6 +207,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     }
     for (const v of message.orderItems) {
       OrderItem.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -258,6 +275,14 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
             message.orderItems.push(OrderItem.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -298,6 +323,7 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
         : globalThis.Array.isArray(object?.order_items)
         ? object.order_items.map((e: any) => OrderItem.fromJSON(e))
         : [],
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
     };
   },
 
@@ -321,6 +347,9 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     if (message.orderItems?.length) {
       obj.orderItems = message.orderItems.map((e) => OrderItem.toJSON(e));
     }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
     return obj;
   },
 
@@ -335,18 +364,24 @@ export const CreateOrderRequest: MessageFns<CreateOrderRequest> = {
     message.dueDate = object.dueDate ?? undefined;
     message.currency = object.currency ?? "";
     message.orderItems = object.orderItems?.map((e) => OrderItem.fromPartial(e)) || [];
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCreateOrderResponse(): CreateOrderResponse {
-  return { order: undefined };
+  return { order: undefined, replayed: false };
 }
 
 export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
   encode(message: CreateOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.order !== undefined) {
       Order.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
     }
     return writer;
   },
@@ -372,6 +407,14 @@ export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
             message.order = Order.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -385,13 +428,19 @@ export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
   },
 
   fromJSON(object: any): CreateOrderResponse {
-    return { order: isSet(object.order) ? Order.fromJSON(object.order) : undefined };
+    return {
+      order: isSet(object.order) ? Order.fromJSON(object.order) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
   },
 
   toJSON(message: CreateOrderResponse): unknown {
     const obj: any = {};
     if (message.order !== undefined) {
       obj.order = Order.toJSON(message.order);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
     }
     return obj;
   },
@@ -402,6 +451,7 @@ export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
   fromPartial<I extends Exact<DeepPartial<CreateOrderResponse>, I>>(object: I): CreateOrderResponse {
     const message = createBaseCreateOrderResponse();
     message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };

@@ -1,0 +1,92 @@
+// How an endpoint is declared: one spec (method, path, capability, schemas) that both mounts the
+// Koa handler and describes the endpoint in the OpenAPI document. Handlers get parsed input and
+// return a Reply; they never touch validation, permissions or idempotency headers themselves.
+import { createHash } from "node:crypto";
+import type { Router, RouterContext } from "@koa/router";
+import type { z } from "zod";
+import type { Principal } from "../identity/token-resolver.js";
+import { BadRequestError } from "../platform/errors.js";
+import { requires, type Capability } from "./permissions.js";
+import { parseBody, parseQuery } from "./validation.js";
+
+export type Method = "get" | "post" | "put" | "delete";
+
+export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefined, Q extends z.ZodType | undefined = z.ZodType | undefined> {
+  method: Method;
+  /** Koa path relative to /v1, with :params (e.g. "/orders/:id"). */
+  path: string;
+  summary: string;
+  tag: string;
+  capability: Capability;
+  body?: B;
+  query?: Q;
+  /** Schema of the success answer's body (none for 204). */
+  response?: z.ZodType;
+  /** Success status; 200 unless stated. */
+  status?: 200 | 201 | 202 | 204;
+  /** Creating POSTs accept Idempotency-Key (API.md conventions). */
+  idempotent?: boolean;
+}
+
+export interface IdempotencyInput {
+  key: string;
+  requestHash: string;
+}
+
+export interface RouteInput<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  principal: Principal;
+  /** Present when the spec is idempotent and the client sent Idempotency-Key. */
+  idempotency?: IdempotencyInput;
+}
+
+export interface Reply {
+  body?: unknown;
+  /** Overrides the spec's status. */
+  status?: number;
+  headers?: Record<string, string>;
+  /** The answer is a replay of an earlier request with the same Idempotency-Key. */
+  replayed?: boolean;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface Api {
+  router: Router;
+  routes: RouteSpec[];
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function route<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
+  api: Api,
+  spec: RouteSpec<B, Q>,
+  handler: (input: RouteInput<Infer<B>, Infer<Q>>, ctx: RouterContext) => Promise<Reply>,
+): void {
+  api.routes.push(spec);
+  api.router[spec.method](spec.path, requires(spec.capability), async (ctx) => {
+    const body = (spec.body ? parseBody(spec.body, ctx.request.body) : undefined) as Infer<B>;
+    const query = (spec.query ? parseQuery(spec.query, ctx.query) : undefined) as Infer<Q>;
+    const idempotency = spec.idempotent ? idempotencyOf(ctx, spec) : undefined;
+    const reply = await handler({ body, query, params: ctx.params, principal: ctx.state.principal!, idempotency }, ctx);
+    ctx.status = reply.status ?? spec.status ?? 200;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+    if (reply.replayed) ctx.set("Idempotent-Replayed", "true");
+    if (reply.body !== undefined) ctx.body = reply.body;
+  });
+}
+
+function idempotencyOf(ctx: RouterContext, spec: RouteSpec): IdempotencyInput | undefined {
+  const key = ctx.get("idempotency-key");
+  if (!key) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new BadRequestError("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  // The same key with another body is refused; the hash covers what the request asks for.
+  const requestHash = createHash("sha256")
+    .update(`${spec.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? null)}`)
+    .digest("hex");
+  return { key, requestHash };
+}
