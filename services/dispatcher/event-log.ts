@@ -1,6 +1,7 @@
-// Recording events from EVENTS into the tenant's event log.
+// The tenant's event log: every event seen on EVENTS, recorded once, listed newest first.
 import type { Queryable } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
+import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 
 /** Returns false when the event was already recorded (a redelivery). */
 export async function recordEvent(db: Queryable, tenantId: string, event: EventEnvelope): Promise<boolean> {
@@ -10,4 +11,24 @@ export async function recordEvent(db: Queryable, tenantId: string, event: EventE
     [event.id, tenantId, event.kind, event.time, event.transactionId, event],
   );
   return rowCount === 1;
+}
+
+export interface EventFilter {
+  kind?: string;
+  after?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export async function listEvents(db: Queryable, tenantId: string, filter: EventFilter): Promise<Page<EventEnvelope>> {
+  const before = decodeCursor(filter.cursor);
+  const { rows } = await db.query<{ id: string; event: EventEnvelope }>(
+    `SELECT id, event FROM event_log
+      WHERE tenant_id = $1 AND ($2::text IS NULL OR kind = $2) AND ($3::timestamptz IS NULL OR time > $3)
+        AND ($4::text IS NULL OR id < $4)
+      ORDER BY id DESC LIMIT $5`,
+    [tenantId, filter.kind ?? null, filter.after ?? null, before, filter.limit + 1],
+  );
+  const page = toPage(rows, filter.limit);
+  return { data: page.data.map((r) => r.event), nextCursor: page.nextCursor };
 }

@@ -8,13 +8,17 @@ import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
-import { recordEvent } from "./event-log.js";
+import { listEvents, recordEvent } from "./event-log.js";
+import { DispatcherServiceService, type ListEventsRequest, type ListEventsResponse } from "../gen/waybill/dispatcher/v1/dispatcher.js";
+import { startGrpcServer, unary } from "../platform/grpc.js";
+import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface DispatcherHandle extends ServiceHandle {
+  grpcPort: number;
   opsPort: number;
 }
 
@@ -45,8 +49,26 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       },
     });
     runtime.defer(consumer.stop);
-    logger.info("dispatcher started");
-    return { opsPort: runtime.opsPort!, stop: runtime.stop };
+
+    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
+      [
+        DispatcherServiceService,
+        {
+          listEvents: unary<ListEventsRequest, ListEventsResponse>(logger, async (request) => {
+            const page = await listEvents(pool, request.tenantId, {
+              kind: request.kind,
+              after: request.after,
+              limit: request.limit || DEFAULT_PAGE_LIMIT,
+              cursor: request.cursor,
+            });
+            return { eventsJson: page.data.map((e) => JSON.stringify(e)), nextCursor: page.nextCursor ?? undefined };
+          }),
+        },
+      ],
+    ]);
+    runtime.defer(grpc.stop);
+    logger.info({ grpcPort: grpc.port }, "dispatcher started");
+    return { grpcPort: grpc.port, opsPort: runtime.opsPort!, stop: runtime.stop };
   } catch (error) {
     await runtime.stop();
     throw error;

@@ -11,7 +11,11 @@ import { problemResponses } from "./middleware/problem.js";
 import { requestContext } from "./middleware/request-context.js";
 import { ordersRoutes } from "./routes/orders.js";
 import { productsRoutes } from "./routes/products.js";
+import { eventsRoutes } from "./routes/events.js";
 import type { Api } from "./route.js";
+import { buildOpenApiDocument } from "./openapi.js";
+
+export const OPENAPI_VERSION = "1.0.0";
 
 export interface AppDeps {
   logger: Logger;
@@ -19,6 +23,13 @@ export interface AppDeps {
   clients: BackendClients;
   tokens: TokenResolver;
   bodyLimitBytes: number;
+}
+
+/** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
+export function registerRoutes(api: Api, clients: BackendClients): void {
+  ordersRoutes(api, clients.orders);
+  productsRoutes(api, clients.inventory);
+  eventsRoutes(api, clients.dispatcher);
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -39,8 +50,13 @@ export function createApp(deps: AppDeps): Koa {
   v1.use(authenticate(deps.tokens));
   v1.use(jsonBody(deps.bodyLimitBytes));
   const api: Api = { router: v1, routes: [] };
-  ordersRoutes(api, deps.clients.orders);
-  productsRoutes(api, deps.clients.inventory);
+  registerRoutes(api, deps.clients);
+  const openApi = buildOpenApiDocument(api.routes, OPENAPI_VERSION);
+  app.use(async (ctx, next) => {
+    // Open, like the ops endpoints: integrators read it before they have a token.
+    if (ctx.method !== "GET" || ctx.path !== "/v1/openapi.json") return next();
+    ctx.body = openApi;
+  });
   app.use(v1.routes());
   app.use(v1.allowedMethods({ throw: true }));
   return app;

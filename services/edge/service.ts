@@ -19,11 +19,12 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
-  const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL });
+  const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL });
   const ops = createOps("edge", {
     identity: () => channelReady(clients.identity),
     orders: () => channelReady(clients.orders),
     inventory: () => channelReady(clients.inventory),
+    dispatcher: () => channelReady(clients.dispatcher),
   });
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   const app = createApp({ logger, ops, clients, tokens, bodyLimitBytes: config.BODY_LIMIT_BYTES });

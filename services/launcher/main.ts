@@ -73,6 +73,7 @@ async function main(): Promise<void> {
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       ORDERS_GRPC_URL: `127.0.0.1:${orders.grpcPort}`,
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}`,
+      DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
     const edge = await startEdge(loadEdgeConfig({ ...env, ...backends, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
     running.push(edge);

@@ -50,6 +50,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}`,
       ORDERS_GRPC_URL: `127.0.0.1:${orders.grpcPort}`,
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}`,
+      DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
     Object.assign(serviceEnv, backends);
     const edge = await startEdge(loadEdgeConfig(serviceEnv));
