@@ -1,5 +1,6 @@
 // PostgreSQL: one pool per service, one schema per service, plain SQL migrations applied at
 // start under an advisory lock so that replicas starting together do not race.
+import type { EventEmitter } from "node:events";
 import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -65,12 +66,22 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+const COMMITTED_EVENT = "waybill:committed";
+
+/** Calls `listener` after every commit of withTransaction on `pool`; returns the unsubscribe. */
+export function onCommitted(pool: Pool, listener: () => void): () => void {
+  const emitter = pool as unknown as EventEmitter;
+  emitter.on(COMMITTED_EVENT, listener);
+  return () => emitter.off(COMMITTED_EVENT, listener);
+}
+
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
+    (pool as unknown as EventEmitter).emit(COMMITTED_EVENT);
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

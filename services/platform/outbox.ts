@@ -1,17 +1,17 @@
 // The transactional outbox. `appendEvents` writes events in the caller's SQL transaction; the
 // relay publishes unpublished rows to JetStream with Nats-Msg-Id = event id and then marks them.
 // A crash between publish and mark re-publishes the same id, which JetStream deduplicates.
-import type pg from "pg";
+// The relay wakes on commits of its own process (no NOTIFY: a notifying transaction holds a
+// global lock through its commit flush, which serialises every writer) and polls for the rest.
 import { currentTransactionId } from "./context.js";
 import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./events/catalog.js";
 import { newId } from "./ids.js";
 import type { Logger } from "./logger.js";
 import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
-import type { Pool, PoolClient, Queryable } from "./db.js";
+import { onCommitted, type Pool, type PoolClient, type Queryable } from "./db.js";
 
-export const OUTBOX_CHANNEL = "waybill_outbox";
 export const OUTBOX_BATCH_SIZE = 200;
-export const OUTBOX_POLL_INTERVAL_MS = 1_000;
+export const OUTBOX_POLL_INTERVAL_MS = 500;
 export const OUTBOX_RETRY_DELAY_MS = 1_000;
 
 export interface NewEvent<K extends EventKind = EventKind> {
@@ -45,7 +45,6 @@ export async function appendEvents(client: Queryable, topology: Topology, events
        AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`,
     [JSON.stringify(rows)],
   );
-  await client.query(`SELECT pg_notify($1, current_schema())`, [OUTBOX_CHANNEL]);
   return envelopes;
 }
 
@@ -79,7 +78,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? OUTBOX_POLL_INTERVAL_MS;
   let running = false;
   let loop: Promise<void> | undefined;
-  let listener: pg.PoolClient | undefined;
+  let unsubscribe: (() => void) | undefined;
   let wake: (() => void) | undefined;
   let dirty = true;
 
@@ -150,25 +149,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async start() {
       if (running) return;
       running = true;
-      listener = await pool.connect();
-      listener.on("notification", (message) => {
-        if (message.payload === schema) signal();
-      });
-      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      unsubscribe = onCommitted(pool, signal);
       loop = run();
     },
     async stop() {
       if (!running) return;
       running = false;
+      unsubscribe?.();
       wake?.();
       await loop;
       // Publish what committed while stopping, so a clean shutdown leaves nothing behind.
       await drainOnce().catch((error) => logger.warn({ err: (error as Error).message, schema }, "outbox left pending at stop"));
-      if (listener) {
-        await listener.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => {});
-        listener.release();
-        listener = undefined;
-      }
     },
     drainOnce,
   };
