@@ -9,6 +9,8 @@ let ordersUrl: string;
 beforeAll(async () => {
   stack = await startStack();
   ordersUrl = `${stack.baseUrl}/orders`;
+  // Orders name an existing customer of their tenant.
+  valid.customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Bad Input Customer" } })).body.id;
 });
 afterAll(async () => {
   await stack?.stop();

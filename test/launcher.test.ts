@@ -43,9 +43,12 @@ describe("npm start", () => {
 
   it("serves POST and GET /v1/orders with the bootstrap token", async () => {
     const base = launcher.output().match(/HTTP API: +(http:\/\/\S+\/v1)/)![1];
+    // Orders name an existing customer of their tenant.
+    const customer = await request(`${base}/customers`, { token, json: { name: "Launcher Customer" } });
+    expect(customer.status).toBe(201);
     const created = await request(`${base}/orders`, {
       token,
-      json: { shortId: "START-1", customerId: "cus_1", currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 2, price: "3.50" }] },
+      json: { shortId: "START-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 2, price: "3.50" }] },
     });
     expect(created.status).toBe(201);
     expect(created.body.total).toBe("7.00");

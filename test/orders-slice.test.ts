@@ -6,8 +6,11 @@ import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
+let customerId: string;
 beforeAll(async () => {
   stack = await startStack();
+  // Orders name an existing customer of their tenant.
+  customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Slice Customer" } })).body.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -15,7 +18,7 @@ afterAll(async () => {
 
 const newOrder = (shortId: string) => ({
   shortId,
-  customerId: "cus_01jc0000000000000000000000",
+  customerId,
   dueDate: "2026-12-24T12:00:00Z",
   currency: "EUR",
   orderItems: [

@@ -12,8 +12,11 @@ import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
 let db: pg.Client;
+let customerId: string;
 beforeAll(async () => {
   stack = await startStack({ orders: { startRelay: false } });
+  // Orders name an existing customer of their tenant.
+  customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Outbox Customer" } })).body.id;
   db = new pg.Client({ connectionString: stack.env.databaseUrl });
   await db.connect();
 });
@@ -24,7 +27,7 @@ afterAll(async () => {
 
 const order = (shortId: string) => ({
   shortId,
-  customerId: "cus_01jc0000000000000000000000",
+  customerId,
   currency: "USD",
   orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 2, price: "5.25" }],
 });

@@ -10,9 +10,15 @@ import { jsonBody } from "./middleware/json-body.js";
 import { problemResponses } from "./middleware/problem.js";
 import { requestContext } from "./middleware/request-context.js";
 import { ordersRoutes } from "./routes/orders.js";
+import { customersRoutes } from "./routes/customers.js";
+import { shipmentsRoutes } from "./routes/shipments.js";
 import { productsRoutes } from "./routes/products.js";
+import { inventoryRoutes } from "./routes/inventory.js";
 import { eventsRoutes } from "./routes/events.js";
-import type { Api } from "./route.js";
+import type { Api, RouteSpec } from "./route.js";
+import { rateLimit } from "./middleware/rate-limit.js";
+import { identityRoutes, loginRoute } from "./routes/identity.js";
+import type { SessionVerifier } from "./session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 
 export const OPENAPI_VERSION = "1.0.0";
@@ -22,14 +28,25 @@ export interface AppDeps {
   ops: Ops;
   clients: BackendClients;
   tokens: TokenResolver;
+  sessions: SessionVerifier;
   bodyLimitBytes: number;
+  rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number };
 }
 
 /** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
 export function registerRoutes(api: Api, clients: BackendClients): void {
   ordersRoutes(api, clients.orders);
+  shipmentsRoutes(api, clients.orders);
+  customersRoutes(api, clients.orders);
   productsRoutes(api, clients.inventory);
+  inventoryRoutes(api, clients.inventory);
   eventsRoutes(api, clients.dispatcher);
+  identityRoutes(api, clients.identity);
+}
+
+/** The /v1 endpoints that need no credential. */
+export function registerPublicRoutes(api: Api, clients: BackendClients): void {
+  loginRoute(api, clients.identity);
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -46,17 +63,24 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = answer.body;
   });
 
+  const routes: RouteSpec[] = [];
+  const open = new Router({ prefix: "/v1" });
+  open.use(rateLimit({ points: deps.rateLimit.loginPerMinute, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` }));
+  open.use(jsonBody(deps.bodyLimitBytes));
+  registerPublicRoutes({ router: open, routes }, deps.clients);
+
   const v1 = new Router({ prefix: "/v1" });
-  v1.use(authenticate(deps.tokens));
+  v1.use(authenticate(deps.tokens, deps.sessions));
+  v1.use(rateLimit({ points: deps.rateLimit.requests, durationSeconds: deps.rateLimit.windowSeconds, key: (ctx) => ctx.state.principal?.credentialId }));
   v1.use(jsonBody(deps.bodyLimitBytes));
-  const api: Api = { router: v1, routes: [] };
-  registerRoutes(api, deps.clients);
-  const openApi = buildOpenApiDocument(api.routes, OPENAPI_VERSION);
+  registerRoutes({ router: v1, routes }, deps.clients);
+  const openApi = buildOpenApiDocument(routes, OPENAPI_VERSION);
   app.use(async (ctx, next) => {
     // Open, like the ops endpoints: integrators read it before they have a token.
     if (ctx.method !== "GET" || ctx.path !== "/v1/openapi.json") return next();
     ctx.body = openApi;
   });
+  app.use(open.routes());
   app.use(v1.routes());
   app.use(v1.allowedMethods({ throw: true }));
   return app;

@@ -61,6 +61,7 @@ function operation(spec: RouteSpec) {
     summary: spec.summary,
     tags: [spec.tag],
     parameters: [...pathParams, ...queryParams, ...headerParams],
+    ...(spec.capability === "public" ? { security: [] } : {}),
     ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } } : {}),
     responses: {
       [status]: success,

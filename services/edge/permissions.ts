@@ -1,7 +1,8 @@
-// What each credential type may do (API.md, "Token types"). Routes declare the capability they
-// need; the table below is the only place that maps capabilities to token types.
+// What each credential may do (API.md, "Token types"; sessions by role). Routes declare the
+// capability they need; the tables below are the only place that maps capabilities to credentials.
 import type { Middleware } from "koa";
 import type { TokenType } from "../identity/tokens.js";
+import type { Role } from "../identity/users.js";
 import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
 
 export type Capability =
@@ -13,26 +14,40 @@ export type Capability =
   | "customers:write"
   | "hooks:write"
   | "tokens:manage"
+  | "users:manage"
   | "devices:publish";
 
 const ALL_BUT_DEVICES: Capability[] = ["read", "orders:write", "shipments:write", "products:write", "inventory:write", "customers:write", "hooks:write"];
 
 export const CAPABILITIES_BY_TOKEN_TYPE: Readonly<Record<TokenType, ReadonlySet<Capability>>> = Object.freeze({
-  api: new Set<Capability>([...ALL_BUT_DEVICES, "tokens:manage", "devices:publish"]),
+  api: new Set<Capability>([...ALL_BUT_DEVICES, "tokens:manage", "users:manage", "devices:publish"]),
   machine: new Set<Capability>([...ALL_BUT_DEVICES, "devices:publish"]),
   cli: new Set<Capability>(["read", "orders:write", "shipments:write", "products:write", "hooks:write"]),
   sensor: new Set<Capability>(["devices:publish"]),
+});
+
+/** Session users: admins may do what an api token may; members all but token and user management. */
+export const CAPABILITIES_BY_ROLE: Readonly<Record<Role, ReadonlySet<Capability>>> = Object.freeze({
+  admin: CAPABILITIES_BY_TOKEN_TYPE.api,
+  member: CAPABILITIES_BY_TOKEN_TYPE.machine,
 });
 
 export function can(tokenType: TokenType, capability: Capability): boolean {
   return Object.hasOwn(CAPABILITIES_BY_TOKEN_TYPE, tokenType) && CAPABILITIES_BY_TOKEN_TYPE[tokenType].has(capability);
 }
 
+export function roleCan(role: Role, capability: Capability): boolean {
+  return Object.hasOwn(CAPABILITIES_BY_ROLE, role) && CAPABILITIES_BY_ROLE[role].has(capability);
+}
+
 export function requires(capability: Capability): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new UnauthenticatedError("missing_credentials", "Send Authorization: Bearer <token>.");
-    if (!can(principal.tokenType, capability)) {
+    if (principal.kind === "session" && !roleCan(principal.role, capability)) {
+      throw new ForbiddenError("role_forbidden", `A ${principal.role} may not do this (needs ${capability}).`);
+    }
+    if (principal.kind === "token" && !can(principal.tokenType, capability)) {
       throw new ForbiddenError("token_type_forbidden", `A ${principal.tokenType} token may not do this (needs ${capability}).`);
     }
     await next();

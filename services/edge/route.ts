@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Router, RouterContext } from "@koa/router";
 import type { z } from "zod";
 import type { Principal } from "../identity/token-resolver.js";
-import { BadRequestError } from "../platform/errors.js";
+import { BadRequestError, NotFoundError } from "../platform/errors.js";
 import { requires, type Capability } from "./permissions.js";
 import { parseBody, parseQuery } from "./validation.js";
 
@@ -17,7 +17,8 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   path: string;
   summary: string;
   tag: string;
-  capability: Capability;
+  /** What the caller must be allowed; "public" endpoints need no credential. */
+  capability: Capability | "public";
   body?: B;
   query?: Q;
   /** Schema of the success answer's body (none for 204). */
@@ -37,6 +38,7 @@ export interface RouteInput<B, Q> {
   body: B;
   query: Q;
   params: Record<string, string>;
+  /** Undefined only on public endpoints. */
   principal: Principal;
   /** Present when the spec is idempotent and the client sent Idempotency-Key. */
   idempotency?: IdempotencyInput;
@@ -66,7 +68,11 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
   handler: (input: RouteInput<Infer<B>, Infer<Q>>, ctx: RouterContext) => Promise<Reply>,
 ): void {
   api.routes.push(spec);
-  api.router[spec.method](spec.path, requires(spec.capability), async (ctx) => {
+  const guard = spec.capability === "public" ? (_ctx: unknown, next: () => Promise<unknown>) => next() : requires(spec.capability);
+  api.router[spec.method](spec.path, guard, async (ctx) => {
+    // No stored id contains NUL (PostgreSQL text cannot), so such a path names nothing.
+    if (Object.values(ctx.params).some((value) => value.includes("\0"))) throw new NotFoundError("not_found", "No such resource.");
+    if (ctx.querystring.toLowerCase().includes("%00")) throw new BadRequestError("invalid_query", "Query parameters may not contain NUL.");
     const body = (spec.body ? parseBody(spec.body, ctx.request.body) : undefined) as Infer<B>;
     const query = (spec.query ? parseQuery(spec.query, ctx.query) : undefined) as Infer<Q>;
     const idempotency = spec.idempotent ? idempotencyOf(ctx, spec) : undefined;

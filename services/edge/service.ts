@@ -8,7 +8,10 @@ import type { ServiceHandle } from "../platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
 import type { EdgeConfig } from "./config.js";
+import { watchRevocations } from "../identity/revocations.js";
 import { createTokenResolver } from "../identity/token-resolver.js";
+import { connectBus, createTopology } from "../platform/nats.js";
+import { createSessionVerifier } from "./session-verifier.js";
 
 export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -19,20 +22,37 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
+  const bus = await connectBus({ url: config.NATS_URL, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
   const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL });
   const ops = createOps("edge", {
     identity: () => channelReady(clients.identity),
     orders: () => channelReady(clients.orders),
     inventory: () => channelReady(clients.inventory),
     dispatcher: () => channelReady(clients.dispatcher),
+    nats: async () => void (await bus.nc.flush()),
   });
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
-  const app = createApp({ logger, ops, clients, tokens, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  // Revoked tokens leave this edge's cache the moment identity announces them.
+  const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
+  const app = createApp({
+    logger,
+    ops,
+    clients,
+    tokens,
+    sessions: createSessionVerifier(clients.identity),
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+  });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.HTTP_PORT, config.BIND_HOST, () => resolve());
+  }).catch(async (error) => {
+    stopWatching();
+    clients.close();
+    await bus.close();
+    throw error;
   });
   const port = (server.address() as { port: number }).port;
   const host = config.BIND_HOST === "0.0.0.0" || config.BIND_HOST === "::" ? "127.0.0.1" : config.BIND_HOST;
@@ -54,6 +74,8 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
         server.closeIdleConnections();
       });
       clients.close();
+      stopWatching();
+      await bus.close();
     },
   };
 }

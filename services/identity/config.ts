@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { LAST_USED_FLUSH_INTERVAL_MS } from "./authenticate.js";
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
+export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;
 
 export const identityConfigSchema = z.object({
   ...baseConfigShape,
@@ -13,6 +15,10 @@ export const identityConfigSchema = z.object({
     .optional(),
   BOOTSTRAP_ADMIN_EMAIL: z.string().email().default(DEFAULT_BOOTSTRAP_ADMIN_EMAIL),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8).optional(),
+  /** Lifetime of a session JWT from POST /v1/auth/login. */
+  /** How often token use (lastUsedAt) is written behind. */
+  TOKEN_USE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(LAST_USED_FLUSH_INTERVAL_MS),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(24 * 3600).default(DEFAULT_SESSION_TTL_SECONDS),
 });
 
 export type IdentityConfig = Readonly<z.output<typeof identityConfigSchema>>;

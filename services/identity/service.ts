@@ -1,13 +1,20 @@
-// The identity service: tenants, users, API tokens; answers Authenticate over gRPC.
+// The identity service: tenants, users, API tokens and session keys over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { IdentityServiceService, type Token as TokenMessage } from "../gen/waybill/identity/v1/identity.js";
 import { startGrpcServer, unary } from "../platform/grpc.js";
+import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
-import { IdentityServiceService, type AuthenticateRequest, type AuthenticateResponse } from "../gen/waybill/identity/v1/identity.js";
-import { createAuthenticator, LAST_USED_FLUSH_INTERVAL_MS } from "./authenticate.js";
+import { createAuthenticator } from "./authenticate.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import type { IdentityConfig } from "./config.js";
+import { announceRevocation } from "./revocations.js";
+import { loadSessionKeys } from "./session-keys.js";
+import { login } from "./sessions.js";
+import { createToken, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
+import type { TokenType } from "./tokens.js";
+import { createUser, listUsers, type Role } from "./users.js";
 
 export const IDENTITY_SCHEMA = "identity";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -27,17 +34,20 @@ export interface IdentityDeps {
 export async function startIdentity(config: IdentityConfig, deps: IdentityDeps = {}): Promise<IdentityHandle> {
   const runtime = await startRuntime({ service: "identity", schema: IDENTITY_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
   try {
-    const bootstrap = await bootstrapIdentity(runtime.pool, {
+    const { pool, bus, logger } = runtime;
+    const bootstrap = await bootstrapIdentity(pool, {
       apiToken: config.BOOTSTRAP_API_TOKEN,
       adminEmail: config.BOOTSTRAP_ADMIN_EMAIL,
       adminPassword: config.BOOTSTRAP_ADMIN_PASSWORD,
     });
     if (bootstrap) announceBootstrap(bootstrap, deps.announce ?? ((text) => process.stdout.write(text)));
+    const keys = await loadSessionKeys(pool);
+    const jwksJson = JSON.stringify(keys.jwks);
 
-    const authenticator = createAuthenticator(runtime.pool);
+    const authenticator = createAuthenticator(pool);
     const flushTimer = setInterval(() => {
-      authenticator.flushLastUsed().catch((error) => runtime.logger.warn({ err: error.message }, "could not record token use"));
-    }, LAST_USED_FLUSH_INTERVAL_MS);
+      authenticator.flushLastUsed().catch((error) => logger.warn({ err: error.message }, "could not record token use"));
+    }, config.TOKEN_USE_FLUSH_INTERVAL_MS);
     flushTimer.unref();
     runtime.defer(async () => {
       clearInterval(flushTimer);
@@ -48,7 +58,7 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
       [
         IdentityServiceService,
         {
-          authenticate: unary<AuthenticateRequest, AuthenticateResponse>(runtime.logger, async ({ token }) => {
+          authenticate: unary(logger, async ({ token }: { token: string }) => {
             const principal = await authenticator.authenticate(token);
             return {
               tenantId: principal.tenantId,
@@ -57,16 +67,53 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
               expiresAtMs: principal.expiresAt?.getTime() ?? 0,
             };
           }),
+          login: unary(logger, ({ email, password }: { email: string; password: string }) =>
+            login(pool, keys.current, config.SESSION_TTL_SECONDS, email, password),
+          ),
+          getSigningKeys: unary(logger, async () => ({ jwksJson })),
+          createToken: unary(logger, async (request: { tenantId: string; name: string; type: string; expiresAt?: string }) => {
+            const { token, value } = await createToken(pool, request.tenantId, {
+              name: request.name,
+              type: request.type as TokenType,
+              expiresAt: request.expiresAt ?? null,
+            });
+            return { token: tokenMessage(token), value };
+          }),
+          listTokens: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
+            const page = await listTokens(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
+            return { data: page.data.map(tokenMessage), nextCursor: page.nextCursor ?? undefined };
+          }),
+          revokeToken: unary(logger, async ({ tenantId, id }: { tenantId: string; id: string }) => {
+            await revokeToken(pool, tenantId, id);
+            announceRevocation(bus, { tenantId, tokenId: id });
+            return {};
+          }),
+          createUser: unary(logger, async (request: { tenantId: string; email: string; password: string; role: string }) => ({
+            user: await createUser(pool, request.tenantId, { email: request.email, password: request.password, role: request.role as Role }),
+          })),
+          listUsers: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
+            const page = await listUsers(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
+            return { data: page.data, nextCursor: page.nextCursor ?? undefined };
+          }),
         },
       ],
     ]);
     runtime.defer(grpc.stop);
-    runtime.logger.info({ grpcPort: grpc.port }, "identity started");
+    logger.info({ grpcPort: grpc.port }, "identity started");
     return { grpcPort: grpc.port, opsPort: runtime.opsPort!, bootstrap, stop: runtime.stop };
   } catch (error) {
     await runtime.stop();
     throw error;
   }
+}
+
+function tokenMessage(token: TokenRecord): TokenMessage {
+  return {
+    ...token,
+    expiresAt: token.expiresAt ?? undefined,
+    lastUsedAt: token.lastUsedAt ?? undefined,
+    revokedAt: token.revokedAt ?? undefined,
+  };
 }
 
 function announceBootstrap(result: BootstrapResult, announce: (text: string) => void): void {

@@ -1,13 +1,13 @@
-// The inventory service: products, stock levels and reservations, over gRPC.
+// The inventory service: products, stock levels and reservations over gRPC; events through the outbox.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { InventoryServiceService, type ListProductsRequest, type ListProductsResponse } from "../gen/waybill/inventory/v1/inventory.js";
-import { startGrpcServer, unary } from "../platform/grpc.js";
-import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
+import { InventoryServiceService } from "../gen/waybill/inventory/v1/inventory.js";
+import { startGrpcServer } from "../platform/grpc.js";
+import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { InventoryConfig } from "./config.js";
-import { listProducts } from "./products.js";
+import { createInventoryHandlers } from "./grpc-handlers.js";
 
 export const INVENTORY_SCHEMA = "inventory";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -20,20 +20,13 @@ export interface InventoryHandle extends ServiceHandle {
 export async function startInventory(config: InventoryConfig): Promise<InventoryHandle> {
   const runtime = await startRuntime({ service: "inventory", schema: INVENTORY_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
   try {
-    const { pool, logger } = runtime;
+    const { pool, bus, logger } = runtime;
+    const relay = createOutboxRelay({ pool, bus, schema: INVENTORY_SCHEMA, logger });
+    await relay.start();
+    runtime.defer(relay.stop);
+
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
-      [
-        InventoryServiceService,
-        {
-          listProducts: unary<ListProductsRequest, ListProductsResponse>(logger, async (request) => {
-            const page = await listProducts(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
-            return {
-              data: page.data.map((p) => ({ ...p, price: p.price ?? undefined, currency: p.currency ?? undefined, lowStockThreshold: p.lowStockThreshold ?? undefined })),
-              nextCursor: page.nextCursor ?? undefined,
-            };
-          }),
-        },
-      ],
+      [InventoryServiceService, createInventoryHandlers({ pool, topology: bus.topology }, logger)],
     ]);
     runtime.defer(grpc.stop);
     logger.info({ grpcPort: grpc.port }, "inventory started");

@@ -8,7 +8,8 @@ import { Counter } from "prom-client";
 import { ulid } from "ulid";
 import { credentials } from "@grpc/grpc-js";
 import { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
-import { createTokenResolver, type Principal } from "../identity/token-resolver.js";
+import { watchRevocations } from "../identity/revocations.js";
+import { createTokenResolver, type TokenPrincipal } from "../identity/token-resolver.js";
 import { AppError } from "../platform/errors.js";
 import { createLogger, type Logger } from "../platform/logger.js";
 import { connectBus, createTopology, ensureStreams, publishDurable } from "../platform/nats.js";
@@ -25,7 +26,7 @@ export interface MqttGatewayHandle extends ServiceHandle {
 
 interface DeviceSession {
   deviceId: string;
-  principal: Principal;
+  principal: TokenPrincipal;
 }
 
 const BAD_USERNAME_OR_PASSWORD = 4;
@@ -40,6 +41,19 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     await ensureStreams(bus, logger);
     const tokens = createTokenResolver(identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
     const sessions = new WeakMap<Client, DeviceSession>();
+    // Live connections per token, so a revocation can close them at once.
+    const clientsByToken = new Map<string, Set<Client>>();
+    const stopWatching = watchRevocations(bus, {
+      onRevoked: ({ tokenId }) => {
+        tokens.forget(tokenId);
+        for (const client of clientsByToken.get(tokenId) ?? []) {
+          logger.info({ deviceId: sessions.get(client)?.deviceId, tokenId }, "closing device session of a revoked token");
+          client.close();
+        }
+      },
+      onGap: () => tokens.forgetAll(),
+    });
+    cleanup.push(stopWatching);
     const ops = createOps("mqtt-gateway", { nats: async () => void (await bus.nc.flush()) });
     const dropped = new Counter({ name: "waybill_mqtt_messages_dropped_total", help: "Device messages dropped", labelNames: ["reason"], registers: [ops.registry] });
     const stored = new Counter({ name: "waybill_mqtt_messages_stored_total", help: "Device messages stored in INGRESS", registers: [ops.registry] });
@@ -52,6 +66,8 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
           (principal) => {
             if (principal.tokenType !== "sensor") return refuse(BAD_USERNAME_OR_PASSWORD);
             sessions.set(client, { deviceId: username, principal });
+            const live = clientsByToken.get(principal.credentialId) ?? new Set<Client>();
+            clientsByToken.set(principal.credentialId, live.add(client));
             done(null, true);
           },
           (error: unknown) => refuse(error instanceof AppError && error.status === 401 ? BAD_USERNAME_OR_PASSWORD : SERVER_UNAVAILABLE),
@@ -98,6 +114,14 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
           },
         );
       },
+    });
+
+    broker.on("clientDisconnect", (client) => {
+      const session = sessions.get(client);
+      if (!session) return;
+      const live = clientsByToken.get(session.principal.credentialId);
+      live?.delete(client);
+      if (live?.size === 0) clientsByToken.delete(session.principal.credentialId);
     });
 
     const handler = broker.handle as (socket: net.Socket) => void;

@@ -1,13 +1,17 @@
-// Orders: creation (state + its event in one transaction) and reads, scoped to one tenant.
-import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import { ConflictError, NotFoundError, ValidationError } from "../platform/errors.js";
+// Orders: creation, reads and field updates, each change with its event in one transaction,
+// scoped to one tenant. Status moves live in order-transitions.ts.
+import { withTransaction, type Queryable } from "../platform/db.js";
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "../platform/money.js";
-import type { Topology } from "../platform/nats.js";
 import { appendEvents } from "../platform/outbox.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
+import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { assertCustomerExists } from "./customers.js";
+import { UNIQUE_VIOLATION, type OrdersDeps } from "./deps.js";
+import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
 
-export type OrderStatus = "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+export type { OrderStatus } from "./order-status.js";
 
 export interface OrderItem {
   productId: string;
@@ -36,14 +40,41 @@ export interface NewOrder {
   orderItems: { productId: string; quantity: number; price: string | number }[];
 }
 
-export interface OrdersDeps {
-  pool: Pool;
-  topology: Topology;
+/** Fields absent keep their value; dueDate null clears it. */
+export interface OrderPatch {
+  dueDate?: string | null;
+  customerId?: string;
 }
 
-const UNIQUE_VIOLATION = "23505";
+export interface OrderFilter {
+  status?: string;
+  customerId?: string;
+  limit: number;
+  cursor?: string | null;
+}
 
-export async function createOrder(deps: OrdersDeps, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
+/** ISO 8601 UTC of a date or date-time given by a client; a bare date is midnight UTC. */
+function toInstant(value: string, path: string): string {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new ValidationError(`${path} is not a valid date`, [{ path, message: "not a valid date" }]);
+  return date.toISOString();
+}
+
+/** The order fields every order.* snapshot event carries. */
+export function orderSnapshot(order: Order) {
+  return {
+    orderId: order.id,
+    shortId: order.shortId,
+    customerId: order.customerId,
+    dueDate: order.dueDate,
+    currency: order.currency,
+    status: order.status,
+    orderItems: order.orderItems,
+    total: order.total,
+  };
+}
+
+export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
   if (!isCurrency(input.currency)) {
     throw new ValidationError("currency is not an ISO 4217 code", [{ path: "currency", message: "unknown currency code" }]);
   }
@@ -60,13 +91,16 @@ export async function createOrder(deps: OrdersDeps, tenantId: string, input: New
   });
   const id = newId("ord");
   const total = formatMinorUnits(totalUnits, scale);
+  // Stored as the instant we answer with, whatever the database session's time zone.
+  const dueDate = input.dueDate ? toInstant(input.dueDate, "dueDate") : null;
 
   return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, async () => {
+    await assertCustomerExists(client, tenantId, input.customerId);
     const inserted = await client
       .query<{ created_at: Date; updated_at: Date }>(
         `INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
          VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7) RETURNING created_at, updated_at`,
-        [id, tenantId, input.shortId, input.customerId, input.dueDate, input.currency, total],
+        [id, tenantId, input.shortId, input.customerId, dueDate, input.currency, total],
       )
       .catch((error: { code?: string }) => {
         if (error.code === UNIQUE_VIOLATION) {
@@ -84,7 +118,7 @@ export async function createOrder(deps: OrdersDeps, tenantId: string, input: New
       id,
       shortId: input.shortId,
       customerId: input.customerId,
-      dueDate: input.dueDate ? new Date(input.dueDate).toISOString() : null,
+      dueDate,
       currency: input.currency,
       status: "pending",
       orderItems: items,
@@ -92,22 +126,7 @@ export async function createOrder(deps: OrdersDeps, tenantId: string, input: New
       createdAt: inserted.rows[0].created_at.toISOString(),
       updatedAt: inserted.rows[0].updated_at.toISOString(),
     };
-    await appendEvents(client, deps.topology, [
-      {
-        tenantId,
-        kind: "order.created",
-        payload: {
-          orderId: order.id,
-          shortId: order.shortId,
-          customerId: order.customerId,
-          dueDate: order.dueDate,
-          currency: order.currency,
-          status: order.status,
-          orderItems: order.orderItems,
-          total: order.total,
-        },
-      },
-    ]);
+    await appendEvents(client, deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
     return order;
   }));
 }
@@ -125,16 +144,66 @@ interface OrderRow {
   items: { productId: string; quantity: number; price: string }[];
 }
 
+const ORDER_COLUMNS = `o.*, COALESCE(
+    (SELECT jsonb_agg(jsonb_build_object('productId', i.product_id, 'quantity', i.quantity, 'price', i.price::text) ORDER BY i.line_no)
+       FROM order_items i WHERE i.order_id = o.id), '[]'::jsonb) AS items`;
+
 export async function getOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
-  const { rows } = await db.query<OrderRow>(
-    `SELECT o.*, COALESCE(
-        (SELECT jsonb_agg(jsonb_build_object('productId', i.product_id, 'quantity', i.quantity, 'price', i.price::text) ORDER BY i.line_no)
-           FROM order_items i WHERE i.order_id = o.id), '[]'::jsonb) AS items
-       FROM orders o WHERE o.tenant_id = $1 AND o.id = $2`,
-    [tenantId, id],
-  );
+  const { rows } = await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2`, [tenantId, id]);
   if (rows.length === 0) throw new NotFoundError("order_not_found", `No order ${id}.`);
   return orderFromRow(rows[0]);
+}
+
+/**
+ * Reads an order and locks its row until the caller's transaction ends. Every change of an
+ * order or its shipments takes this lock first, so they happen one at a time per order and
+ * always lock in the same order (order, then shipment).
+ */
+export async function lockOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
+  const { rows } = await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR UPDATE OF o`, [tenantId, id]);
+  if (rows.length === 0) throw new NotFoundError("order_not_found", `No order ${id}.`);
+  return orderFromRow(rows[0]);
+}
+
+export async function listOrders(db: Queryable, tenantId: string, filter: OrderFilter): Promise<Page<Order>> {
+  if (filter.status !== undefined && !isOrderStatus(filter.status)) {
+    throw new BadRequestError("invalid_query", `Unknown order status "${filter.status}".`);
+  }
+  const after = decodeCursor(filter.cursor);
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${ORDER_COLUMNS} FROM orders o
+      WHERE o.tenant_id = $1 AND ($2::text IS NULL OR o.status = $2) AND ($3::text IS NULL OR o.customer_id = $3)
+        AND ($4::text IS NULL OR o.id < $4)
+      ORDER BY o.id DESC LIMIT $5`,
+    [tenantId, filter.status ?? null, filter.customerId ?? null, after, filter.limit + 1],
+  );
+  const page = toPage(rows, filter.limit);
+  return { data: page.data.map(orderFromRow), nextCursor: page.nextCursor };
+}
+
+export async function updateOrder(deps: Pick<OrdersDeps, "pool" | "topology">, tenantId: string, id: string, patch: OrderPatch): Promise<Order> {
+  const dueDate = patch.dueDate === undefined || patch.dueDate === null ? patch.dueDate : toInstant(patch.dueDate, "dueDate");
+  return withTransaction(deps.pool, async (client) => {
+    const current = await lockOrder(client, tenantId, id);
+    if (!isEditable(current.status)) {
+      throw new ConflictError("order_not_editable", `A ${current.status} order cannot be changed.`);
+    }
+    const changedFields: string[] = [];
+    if (dueDate !== undefined && dueDate !== current.dueDate) changedFields.push("dueDate");
+    if (patch.customerId !== undefined && patch.customerId !== current.customerId) {
+      await assertCustomerExists(client, tenantId, patch.customerId);
+      changedFields.push("customerId");
+    }
+    // An update that changes nothing is not an event.
+    if (changedFields.length === 0) return current;
+    await client.query(
+      `UPDATE orders SET due_date = $3, customer_id = $4, updated_at = now() WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id, dueDate === undefined ? current.dueDate : dueDate, patch.customerId ?? current.customerId],
+    );
+    const order = await getOrder(client, tenantId, id);
+    await appendEvents(client, deps.topology, [{ tenantId, kind: "order.updated", payload: { ...orderSnapshot(order), changedFields } }]);
+    return order;
+  });
 }
 
 function orderFromRow(row: OrderRow): Order {

@@ -1,12 +1,25 @@
 // Identifiers: a type prefix and a ULID body, so they sort by creation time.
+import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
 export const ID_PREFIXES = [
-  "ord", "hook", "evt", "tok", "shp", "prd", "cus", "exe", "dev", "txn", "ten", "usr", "req",
+  "ord", "hook", "evt", "tok", "shp", "prd", "cus", "exe", "dev", "txn", "ten", "usr", "req", "adj",
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
-const nextUlid = monotonicFactory();
+// ulid asks its PRNG for one value per character; drawing them from a buffer of crypto-random
+// bytes refilled 4 KiB at a time avoids a system call per character.
+const randomPool = Buffer.alloc(4096);
+let randomOffset = randomPool.length;
+function pooledRandom(): number {
+  if (randomOffset >= randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  return randomPool[randomOffset++] / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;

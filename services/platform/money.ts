@@ -12,8 +12,16 @@ export function isCurrency(code: string): boolean {
 }
 
 /** Number of minor-unit digits of a currency (2 for EUR, 0 for JPY, 3 for BHD). */
+const scales = new Map<string, number>();
+
 export function currencyScale(currency: string): number {
-  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let scale = scales.get(currency);
+  if (scale === undefined) {
+    // Building a NumberFormat is costly; currencies are few, so remember each answer.
+    scale = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    scales.set(currency, scale);
+  }
+  return scale;
 }
 
 /**

@@ -41,7 +41,8 @@ export interface Topology {
   ingressWildcard: string;
   deliveriesSubject(hookId: string): string;
   deliveriesWildcard: string;
-  /** Durable consumer names are per stream, so they need no prefix. */
+  /** Core NATS subject of token revocations (not a stream: a broadcast). */
+  revocationsSubject: string;
 }
 
 export function createTopology(prefix = ""): Topology {
@@ -56,6 +57,7 @@ export function createTopology(prefix = ""): Topology {
     ingressWildcard: `${subjectPrefix}ingress.>`,
     deliveriesSubject: (hookId: string) => `${subjectPrefix}deliveries.${hookId}`,
     deliveriesWildcard: `${subjectPrefix}deliveries.>`,
+    revocationsSubject: `${subjectPrefix}identity.revocations`,
   });
 }
 

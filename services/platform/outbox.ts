@@ -91,11 +91,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let total = 0;
     for (;;) {
       const published = await withBatch(async (client, rows) => {
-        for (const row of rows) {
-          const h = headers();
-          for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
-          await publishDurable(bus, row.subject, JSON.stringify(row.event), { msgId: row.id, headers: h });
-        }
+        // Sent back to back on one connection, so the stream stores them in this order; the
+        // acknowledgements are awaited together.
+        await Promise.all(
+          rows.map((row) => {
+            const h = headers();
+            for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
+            return publishDurable(bus, row.subject, JSON.stringify(row.event), { msgId: row.id, headers: h });
+          }),
+        );
         if (options.afterPublish) await options.afterPublish(rows.map((r) => r.id));
         await client.query("UPDATE outbox SET published_at = now() WHERE id = ANY($1)", [rows.map((r) => r.id)]);
       });

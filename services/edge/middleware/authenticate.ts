@@ -1,9 +1,10 @@
-// Bearer authentication through the cached token resolver: a request with a known token costs
-// no gRPC round trip.
+// Bearer authentication: API tokens through the cached resolver, session JWTs verified locally.
+// Either way a request with a known credential costs no gRPC round trip.
 import type { Middleware } from "koa";
 import type { Principal, TokenResolver } from "../../identity/token-resolver.js";
 import { tokenTypeOf } from "../../identity/tokens.js";
 import { UnauthenticatedError } from "../../platform/errors.js";
+import type { SessionVerifier } from "../session-verifier.js";
 
 declare module "koa" {
   interface DefaultState {
@@ -12,16 +13,18 @@ declare module "koa" {
 }
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-export function authenticate(resolver: TokenResolver): Middleware {
+export function authenticate(tokens: TokenResolver, sessions: SessionVerifier): Middleware {
   return async (ctx, next) => {
     const header = ctx.get("authorization");
     if (!header) throw new UnauthenticatedError("missing_credentials", "Send Authorization: Bearer <token>.");
     const match = BEARER.exec(header);
     if (!match) throw new UnauthenticatedError("invalid_authorization_header", "The Authorization header must be: Bearer <token>.");
-    const token = match[1];
-    if (!tokenTypeOf(token)) throw new UnauthenticatedError("invalid_token", "The bearer token is not a Waybill token.");
-    ctx.state.principal = await resolver.resolve(token);
+    const credential = match[1];
+    if (tokenTypeOf(credential)) ctx.state.principal = await tokens.resolve(credential);
+    else if (JWT_SHAPE.test(credential)) ctx.state.principal = await sessions.verify(credential);
+    else throw new UnauthenticatedError("invalid_token", "The bearer token is not a Waybill token.");
     await next();
   };
 }

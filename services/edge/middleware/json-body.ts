@@ -3,7 +3,7 @@
 import contentType from "content-type";
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../../platform/errors.js";
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../../platform/errors.js";
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
@@ -44,6 +44,10 @@ export function jsonBody(limitBytes: number): Middleware {
       ctx.request.body = JSON.parse(raw);
     } catch (error) {
       throw new BadRequestError("invalid_json", `The body is not valid JSON: ${(error as Error).message}`);
+    }
+    // PostgreSQL text cannot hold NUL; refuse it here once rather than fail deep inside a service.
+    if (raw.includes("\\u0000")) {
+      throw new ValidationError("Strings may not contain the NUL character (\\u0000).", [{ path: "", message: "contains \\u0000" }], "invalid_character");
     }
     return next();
   };

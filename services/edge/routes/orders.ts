@@ -1,8 +1,10 @@
 // /v1/orders: thin adapters from HTTP to the orders service.
-import type { OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
+import type { Order, OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
 import { callUnary } from "../../platform/grpc.js";
+import { nullsFor, toPatchMessage } from "../patch.js";
 import { route, type Api } from "../route.js";
-import { createOrderBody, orderOutput } from "../schemas/orders.js";
+import { pageOf } from "../schemas/common.js";
+import { changeOrderStatusBody, createOrderBody, listOrdersQuery, orderOutput, updateOrderBody } from "../schemas/orders.js";
 
 export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
   route(
@@ -20,14 +22,47 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
+    { method: "get", path: "/orders", summary: "List orders, newest first", tag: "orders", capability: "read", query: listOrdersQuery, response: pageOf(orderOutput) },
+    async ({ query, principal }) => {
+      const page = await callUnary(orders.listOrders.bind(orders), { tenantId: principal.tenantId, ...query });
+      return { body: { data: page.data.map(orderOut), nextCursor: page.nextCursor ?? null } };
+    },
+  );
+  route(
+    api,
     { method: "get", path: "/orders/:id", summary: "Get an order", tag: "orders", capability: "read", response: orderOutput },
     async ({ params, principal }) => {
       const { order } = await callUnary(orders.getOrder.bind(orders), { tenantId: principal.tenantId, id: params.id });
       return { body: orderOut(order!) };
     },
   );
+  route(
+    api,
+    { method: "put", path: "/orders/:id", summary: "Change an order's due date or customer", tag: "orders", capability: "orders:write", body: updateOrderBody, response: orderOutput },
+    async ({ body, params, principal }) => {
+      const { fields, clearedFields } = toPatchMessage(body);
+      const { order } = await callUnary(orders.updateOrder.bind(orders), { tenantId: principal.tenantId, id: params.id, ...fields, clearedFields });
+      return { body: orderOut(order!) };
+    },
+  );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/orders/:id/status",
+      summary: "Move an order to another status (409 invalid_status_transition, 409 insufficient_stock)",
+      tag: "orders",
+      capability: "orders:write",
+      body: changeOrderStatusBody,
+      response: orderOutput,
+    },
+    async ({ body, params, principal }) => {
+      const { order } = await callUnary(orders.changeOrderStatus.bind(orders), { tenantId: principal.tenantId, id: params.id, status: body.status });
+      return { body: orderOut(order!) };
+    },
+  );
 }
 
-function orderOut<T extends { dueDate?: string }>(order: T) {
-  return { ...order, dueDate: order.dueDate ?? null };
+function orderOut(order: Order) {
+  return nullsFor(order, ["dueDate"]);
 }

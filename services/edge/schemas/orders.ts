@@ -1,6 +1,11 @@
 // Orders: request and response schemas.
 import { z } from "zod";
-import { currencyCode, decimalAmount, identifier } from "./common.js";
+import { currencyCode, decimalAmount, identifier, pageQuery } from "./common.js";
+
+export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
+export const orderStatus = z.enum(ORDER_STATUSES);
+
+const dueDate = z.iso.datetime({ offset: true }).or(z.iso.date());
 
 export const orderItemInput = z.object({
   productId: identifier,
@@ -12,12 +17,11 @@ export const createOrderBody = z
   .object({
     shortId: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
     customerId: identifier,
-    dueDate: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
+    dueDate: dueDate.optional(),
     currency: currencyCode,
     orderItems: z.array(orderItemInput).min(1).max(500),
   })
   .strict();
-
 
 export const orderItemOutput = z.object({ productId: z.string(), quantity: z.number().int(), price: z.string() });
 
@@ -27,9 +31,24 @@ export const orderOutput = z.object({
   customerId: z.string(),
   dueDate: z.string().nullable(),
   currency: z.string(),
-  status: z.enum(["pending", "ready", "inProgress", "completed", "cancelled"]),
+  status: orderStatus,
   orderItems: z.array(orderItemOutput),
   total: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+export const listOrdersQuery = pageQuery.extend({
+  status: orderStatus.optional(),
+  customerId: identifier.optional(),
+});
+
+export const updateOrderBody = z
+  .object({
+    dueDate: dueDate.nullable().optional().describe("null clears the due date"),
+    customerId: identifier.optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, "send at least one of dueDate, customerId");
+
+export const changeOrderStatusBody = z.object({ status: orderStatus }).strict();

@@ -46,7 +46,22 @@ const shipmentSnapshot = {
   status: shipmentStatus,
 };
 
-const customerSnapshot = { customerId: id, name: z.string(), email: z.string().nullable() };
+const address = z.object({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  city: z.string(),
+  region: z.string().nullable(),
+  postalCode: z.string().nullable(),
+  country: z.string().length(2),
+});
+
+const customerSnapshot = {
+  customerId: id,
+  name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  address: address.nullable(),
+};
 
 export const EVENT_PAYLOADS = {
   "order.created": z.object(orderSnapshot),

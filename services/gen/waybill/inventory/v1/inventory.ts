@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Idempotency } from "../../common/v1/idempotency.js";
 
 export const protobufPackage = "waybill.inventory.v1";
 
@@ -35,7 +36,7 @@ export interface ReserveStockRequest {
 }
 
 export interface ReserveStockResponse {
-  /** False when the order already held a reservation (nothing changed). */
+  /** False when the order already held (or had consumed) a reservation: nothing changed. */
   reserved: boolean;
 }
 
@@ -77,6 +78,113 @@ export interface ListProductsRequest {
 export interface ListProductsResponse {
   data: Product[];
   nextCursor?: string | undefined;
+}
+
+export interface CreateProductRequest {
+  tenantId: string;
+  sku: string;
+  name: string;
+  /** Decimal string, never a float; requires currency. */
+  price?: string | undefined;
+  currency?: string | undefined;
+  lowStockThreshold?: number | undefined;
+  idempotency?: Idempotency | undefined;
+}
+
+export interface CreateProductResponse {
+  product:
+    | Product
+    | undefined;
+  /** True when this answer replays the first request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export interface GetProductRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface GetProductResponse {
+  product: Product | undefined;
+}
+
+export interface UpdateProductRequest {
+  tenantId: string;
+  id: string;
+  /** Each field present is set; fields absent keep their value. */
+  sku?: string | undefined;
+  name?: string | undefined;
+  price?: string | undefined;
+  currency?: string | undefined;
+  lowStockThreshold?:
+    | number
+    | undefined;
+  /** Fields set to null by the caller, by their API names: "price", "currency", "lowStockThreshold". */
+  clearedFields: string[];
+}
+
+export interface UpdateProductResponse {
+  product: Product | undefined;
+}
+
+export interface DeleteProductRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface DeleteProductResponse {
+}
+
+export interface StockLevel {
+  productId: string;
+  location: string;
+  onHand: number;
+  reserved: number;
+  /** on_hand - reserved, never negative. */
+  available: number;
+}
+
+export interface ListStockLevelsRequest {
+  tenantId: string;
+  productId?: string | undefined;
+  location?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListStockLevelsResponse {
+  data: StockLevel[];
+  nextCursor?: string | undefined;
+}
+
+export interface AdjustStockRequest {
+  tenantId: string;
+  productId: string;
+  /** Empty means "default". */
+  location: string;
+  delta?: number | undefined;
+  setTo?: number | undefined;
+  reason: string;
+  idempotency?: Idempotency | undefined;
+}
+
+export interface Adjustment {
+  id: string;
+  productId: string;
+  location: string;
+  /** The change applied to on_hand (computed for set_to). */
+  delta: number;
+  reason: string;
+  createdAt: string;
+  /** The stock level after the adjustment. */
+  onHand: number;
+  reserved: number;
+  available: number;
+}
+
+export interface AdjustStockResponse {
+  adjustment: Adjustment | undefined;
+  replayed: boolean;
 }
 
 function createBaseStockLine(): StockLine {
@@ -1060,6 +1168,1710 @@ export const ListProductsResponse: MessageFns<ListProductsResponse> = {
   },
 };
 
+function createBaseCreateProductRequest(): CreateProductRequest {
+  return {
+    tenantId: "",
+    sku: "",
+    name: "",
+    price: undefined,
+    currency: undefined,
+    lowStockThreshold: undefined,
+    idempotency: undefined,
+  };
+}
+
+export const CreateProductRequest: MessageFns<CreateProductRequest> = {
+  encode(message: CreateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.sku !== "") {
+      writer.uint32(18).string(message.sku);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(34).string(message.price);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(42).string(message.currency);
+    }
+    if (message.lowStockThreshold !== undefined) {
+      writer.uint32(48).int32(message.lowStockThreshold);
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.price = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.lowStockThreshold = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      price: isSet(object.price) ? globalThis.String(object.price) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      lowStockThreshold: isSet(object.lowStockThreshold)
+        ? globalThis.Number(object.lowStockThreshold)
+        : isSet(object.low_stock_threshold)
+        ? globalThis.Number(object.low_stock_threshold)
+        : undefined,
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+    };
+  },
+
+  toJSON(message: CreateProductRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.price !== undefined) {
+      obj.price = message.price;
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.lowStockThreshold !== undefined) {
+      obj.lowStockThreshold = Math.round(message.lowStockThreshold);
+    }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductRequest>, I>>(base?: I): CreateProductRequest {
+    return CreateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductRequest>, I>>(object: I): CreateProductRequest {
+    const message = createBaseCreateProductRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.sku = object.sku ?? "";
+    message.name = object.name ?? "";
+    message.price = object.price ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.lowStockThreshold = object.lowStockThreshold ?? undefined;
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductResponse(): CreateProductResponse {
+  return { product: undefined, replayed: false };
+}
+
+export const CreateProductResponse: MessageFns<CreateProductResponse> = {
+  encode(message: CreateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      Product.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = Product.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductResponse {
+    return {
+      product: isSet(object.product) ? Product.fromJSON(object.product) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: CreateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = Product.toJSON(message.product);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductResponse>, I>>(base?: I): CreateProductResponse {
+    return CreateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductResponse>, I>>(object: I): CreateProductResponse {
+    const message = createBaseCreateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? Product.fromPartial(object.product)
+      : undefined;
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseGetProductRequest(): GetProductRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const GetProductRequest: MessageFns<GetProductRequest> = {
+  encode(message: GetProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetProductRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductRequest>, I>>(base?: I): GetProductRequest {
+    return GetProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductRequest>, I>>(object: I): GetProductRequest {
+    const message = createBaseGetProductRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProductResponse(): GetProductResponse {
+  return { product: undefined };
+}
+
+export const GetProductResponse: MessageFns<GetProductResponse> = {
+  encode(message: GetProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      Product.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = Product.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductResponse {
+    return { product: isSet(object.product) ? Product.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: GetProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = Product.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductResponse>, I>>(base?: I): GetProductResponse {
+    return GetProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductResponse>, I>>(object: I): GetProductResponse {
+    const message = createBaseGetProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? Product.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductRequest(): UpdateProductRequest {
+  return {
+    tenantId: "",
+    id: "",
+    sku: undefined,
+    name: undefined,
+    price: undefined,
+    currency: undefined,
+    lowStockThreshold: undefined,
+    clearedFields: [],
+  };
+}
+
+export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
+  encode(message: UpdateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.sku !== undefined) {
+      writer.uint32(26).string(message.sku);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(34).string(message.name);
+    }
+    if (message.price !== undefined) {
+      writer.uint32(42).string(message.price);
+    }
+    if (message.currency !== undefined) {
+      writer.uint32(50).string(message.currency);
+    }
+    if (message.lowStockThreshold !== undefined) {
+      writer.uint32(56).int32(message.lowStockThreshold);
+    }
+    for (const v of message.clearedFields) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.price = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.lowStockThreshold = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.clearedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      price: isSet(object.price) ? globalThis.String(object.price) : undefined,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : undefined,
+      lowStockThreshold: isSet(object.lowStockThreshold)
+        ? globalThis.Number(object.lowStockThreshold)
+        : isSet(object.low_stock_threshold)
+        ? globalThis.Number(object.low_stock_threshold)
+        : undefined,
+      clearedFields: globalThis.Array.isArray(object?.clearedFields)
+        ? object.clearedFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.cleared_fields)
+        ? object.cleared_fields.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UpdateProductRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.sku !== undefined) {
+      obj.sku = message.sku;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.price !== undefined) {
+      obj.price = message.price;
+    }
+    if (message.currency !== undefined) {
+      obj.currency = message.currency;
+    }
+    if (message.lowStockThreshold !== undefined) {
+      obj.lowStockThreshold = Math.round(message.lowStockThreshold);
+    }
+    if (message.clearedFields?.length) {
+      obj.clearedFields = message.clearedFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(base?: I): UpdateProductRequest {
+    return UpdateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(object: I): UpdateProductRequest {
+    const message = createBaseUpdateProductRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.sku = object.sku ?? undefined;
+    message.name = object.name ?? undefined;
+    message.price = object.price ?? undefined;
+    message.currency = object.currency ?? undefined;
+    message.lowStockThreshold = object.lowStockThreshold ?? undefined;
+    message.clearedFields = object.clearedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateProductResponse(): UpdateProductResponse {
+  return { product: undefined };
+}
+
+export const UpdateProductResponse: MessageFns<UpdateProductResponse> = {
+  encode(message: UpdateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      Product.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = Product.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductResponse {
+    return { product: isSet(object.product) ? Product.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: UpdateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = Product.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(base?: I): UpdateProductResponse {
+    return UpdateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(object: I): UpdateProductResponse {
+    const message = createBaseUpdateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? Product.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteProductRequest(): DeleteProductRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const DeleteProductRequest: MessageFns<DeleteProductRequest> = {
+  encode(message: DeleteProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteProductRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeleteProductRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteProductRequest>, I>>(base?: I): DeleteProductRequest {
+    return DeleteProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteProductRequest>, I>>(object: I): DeleteProductRequest {
+    const message = createBaseDeleteProductRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteProductResponse(): DeleteProductResponse {
+  return {};
+}
+
+export const DeleteProductResponse: MessageFns<DeleteProductResponse> = {
+  encode(_: DeleteProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteProductResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteProductResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteProductResponse>, I>>(base?: I): DeleteProductResponse {
+    return DeleteProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteProductResponse>, I>>(_: I): DeleteProductResponse {
+    const message = createBaseDeleteProductResponse();
+    return message;
+  },
+};
+
+function createBaseStockLevel(): StockLevel {
+  return { productId: "", location: "", onHand: 0, reserved: 0, available: 0 };
+}
+
+export const StockLevel: MessageFns<StockLevel> = {
+  encode(message: StockLevel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.location !== "") {
+      writer.uint32(18).string(message.location);
+    }
+    if (message.onHand !== 0) {
+      writer.uint32(24).int32(message.onHand);
+    }
+    if (message.reserved !== 0) {
+      writer.uint32(32).int32(message.reserved);
+    }
+    if (message.available !== 0) {
+      writer.uint32(40).int32(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StockLevel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStockLevel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reserved = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.available = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StockLevel {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      onHand: isSet(object.onHand)
+        ? globalThis.Number(object.onHand)
+        : isSet(object.on_hand)
+        ? globalThis.Number(object.on_hand)
+        : 0,
+      reserved: isSet(object.reserved) ? globalThis.Number(object.reserved) : 0,
+      available: isSet(object.available) ? globalThis.Number(object.available) : 0,
+    };
+  },
+
+  toJSON(message: StockLevel): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.location !== "") {
+      obj.location = message.location;
+    }
+    if (message.onHand !== 0) {
+      obj.onHand = Math.round(message.onHand);
+    }
+    if (message.reserved !== 0) {
+      obj.reserved = Math.round(message.reserved);
+    }
+    if (message.available !== 0) {
+      obj.available = Math.round(message.available);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StockLevel>, I>>(base?: I): StockLevel {
+    return StockLevel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StockLevel>, I>>(object: I): StockLevel {
+    const message = createBaseStockLevel();
+    message.productId = object.productId ?? "";
+    message.location = object.location ?? "";
+    message.onHand = object.onHand ?? 0;
+    message.reserved = object.reserved ?? 0;
+    message.available = object.available ?? 0;
+    return message;
+  },
+};
+
+function createBaseListStockLevelsRequest(): ListStockLevelsRequest {
+  return { tenantId: "", productId: undefined, location: undefined, limit: 0, cursor: undefined };
+}
+
+export const ListStockLevelsRequest: MessageFns<ListStockLevelsRequest> = {
+  encode(message: ListStockLevelsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.productId !== undefined) {
+      writer.uint32(18).string(message.productId);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(26).string(message.location);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStockLevelsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStockLevelsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStockLevelsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : undefined,
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListStockLevelsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.productId !== undefined) {
+      obj.productId = message.productId;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStockLevelsRequest>, I>>(base?: I): ListStockLevelsRequest {
+    return ListStockLevelsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStockLevelsRequest>, I>>(object: I): ListStockLevelsRequest {
+    const message = createBaseListStockLevelsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.productId = object.productId ?? undefined;
+    message.location = object.location ?? undefined;
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListStockLevelsResponse(): ListStockLevelsResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListStockLevelsResponse: MessageFns<ListStockLevelsResponse> = {
+  encode(message: ListStockLevelsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      StockLevel.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStockLevelsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStockLevelsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(StockLevel.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStockLevelsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => StockLevel.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListStockLevelsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => StockLevel.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStockLevelsResponse>, I>>(base?: I): ListStockLevelsResponse {
+    return ListStockLevelsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStockLevelsResponse>, I>>(object: I): ListStockLevelsResponse {
+    const message = createBaseListStockLevelsResponse();
+    message.data = object.data?.map((e) => StockLevel.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAdjustStockRequest(): AdjustStockRequest {
+  return {
+    tenantId: "",
+    productId: "",
+    location: "",
+    delta: undefined,
+    setTo: undefined,
+    reason: "",
+    idempotency: undefined,
+  };
+}
+
+export const AdjustStockRequest: MessageFns<AdjustStockRequest> = {
+  encode(message: AdjustStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.productId !== "") {
+      writer.uint32(18).string(message.productId);
+    }
+    if (message.location !== "") {
+      writer.uint32(26).string(message.location);
+    }
+    if (message.delta !== undefined) {
+      writer.uint32(32).int32(message.delta);
+    }
+    if (message.setTo !== undefined) {
+      writer.uint32(40).int32(message.setTo);
+    }
+    if (message.reason !== "") {
+      writer.uint32(50).string(message.reason);
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.delta = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.setTo = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustStockRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      delta: isSet(object.delta) ? globalThis.Number(object.delta) : undefined,
+      setTo: isSet(object.setTo)
+        ? globalThis.Number(object.setTo)
+        : isSet(object.set_to)
+        ? globalThis.Number(object.set_to)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+    };
+  },
+
+  toJSON(message: AdjustStockRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.location !== "") {
+      obj.location = message.location;
+    }
+    if (message.delta !== undefined) {
+      obj.delta = Math.round(message.delta);
+    }
+    if (message.setTo !== undefined) {
+      obj.setTo = Math.round(message.setTo);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustStockRequest>, I>>(base?: I): AdjustStockRequest {
+    return AdjustStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustStockRequest>, I>>(object: I): AdjustStockRequest {
+    const message = createBaseAdjustStockRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.productId = object.productId ?? "";
+    message.location = object.location ?? "";
+    message.delta = object.delta ?? undefined;
+    message.setTo = object.setTo ?? undefined;
+    message.reason = object.reason ?? "";
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAdjustment(): Adjustment {
+  return {
+    id: "",
+    productId: "",
+    location: "",
+    delta: 0,
+    reason: "",
+    createdAt: "",
+    onHand: 0,
+    reserved: 0,
+    available: 0,
+  };
+}
+
+export const Adjustment: MessageFns<Adjustment> = {
+  encode(message: Adjustment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.productId !== "") {
+      writer.uint32(18).string(message.productId);
+    }
+    if (message.location !== "") {
+      writer.uint32(26).string(message.location);
+    }
+    if (message.delta !== 0) {
+      writer.uint32(32).int32(message.delta);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.onHand !== 0) {
+      writer.uint32(56).int32(message.onHand);
+    }
+    if (message.reserved !== 0) {
+      writer.uint32(64).int32(message.reserved);
+    }
+    if (message.available !== 0) {
+      writer.uint32(72).int32(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Adjustment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.delta = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.reserved = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.available = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Adjustment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      delta: isSet(object.delta) ? globalThis.Number(object.delta) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      onHand: isSet(object.onHand)
+        ? globalThis.Number(object.onHand)
+        : isSet(object.on_hand)
+        ? globalThis.Number(object.on_hand)
+        : 0,
+      reserved: isSet(object.reserved) ? globalThis.Number(object.reserved) : 0,
+      available: isSet(object.available) ? globalThis.Number(object.available) : 0,
+    };
+  },
+
+  toJSON(message: Adjustment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.location !== "") {
+      obj.location = message.location;
+    }
+    if (message.delta !== 0) {
+      obj.delta = Math.round(message.delta);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.onHand !== 0) {
+      obj.onHand = Math.round(message.onHand);
+    }
+    if (message.reserved !== 0) {
+      obj.reserved = Math.round(message.reserved);
+    }
+    if (message.available !== 0) {
+      obj.available = Math.round(message.available);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Adjustment>, I>>(base?: I): Adjustment {
+    return Adjustment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Adjustment>, I>>(object: I): Adjustment {
+    const message = createBaseAdjustment();
+    message.id = object.id ?? "";
+    message.productId = object.productId ?? "";
+    message.location = object.location ?? "";
+    message.delta = object.delta ?? 0;
+    message.reason = object.reason ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.onHand = object.onHand ?? 0;
+    message.reserved = object.reserved ?? 0;
+    message.available = object.available ?? 0;
+    return message;
+  },
+};
+
+function createBaseAdjustStockResponse(): AdjustStockResponse {
+  return { adjustment: undefined, replayed: false };
+}
+
+export const AdjustStockResponse: MessageFns<AdjustStockResponse> = {
+  encode(message: AdjustStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.adjustment !== undefined) {
+      Adjustment.encode(message.adjustment, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.adjustment = Adjustment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustStockResponse {
+    return {
+      adjustment: isSet(object.adjustment) ? Adjustment.fromJSON(object.adjustment) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: AdjustStockResponse): unknown {
+    const obj: any = {};
+    if (message.adjustment !== undefined) {
+      obj.adjustment = Adjustment.toJSON(message.adjustment);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustStockResponse>, I>>(base?: I): AdjustStockResponse {
+    return AdjustStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustStockResponse>, I>>(object: I): AdjustStockResponse {
+    const message = createBaseAdjustStockResponse();
+    message.adjustment = (object.adjustment !== undefined && object.adjustment !== null)
+      ? Adjustment.fromPartial(object.adjustment)
+      : undefined;
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
 /** Inventory owns products, stock levels per location and reservations. */
 export type InventoryServiceService = typeof InventoryServiceService;
 export const InventoryServiceService = {
@@ -1073,9 +2885,75 @@ export const InventoryServiceService = {
       Buffer.from(ListProductsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListProductsResponse => ListProductsResponse.decode(value),
   },
+  createProduct: {
+    path: "/waybill.inventory.v1.InventoryService/CreateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateProductRequest): Buffer => Buffer.from(CreateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateProductRequest => CreateProductRequest.decode(value),
+    responseSerialize: (value: CreateProductResponse): Buffer =>
+      Buffer.from(CreateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateProductResponse => CreateProductResponse.decode(value),
+  },
+  getProduct: {
+    path: "/waybill.inventory.v1.InventoryService/GetProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProductRequest): Buffer => Buffer.from(GetProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProductRequest => GetProductRequest.decode(value),
+    responseSerialize: (value: GetProductResponse): Buffer => Buffer.from(GetProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProductResponse => GetProductResponse.decode(value),
+  },
+  updateProduct: {
+    path: "/waybill.inventory.v1.InventoryService/UpdateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProductRequest): Buffer => Buffer.from(UpdateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProductRequest => UpdateProductRequest.decode(value),
+    responseSerialize: (value: UpdateProductResponse): Buffer =>
+      Buffer.from(UpdateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProductResponse => UpdateProductResponse.decode(value),
+  },
+  /** Soft delete: the product answers NOT_FOUND afterwards and its sku can be used again. */
+  deleteProduct: {
+    path: "/waybill.inventory.v1.InventoryService/DeleteProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteProductRequest): Buffer => Buffer.from(DeleteProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteProductRequest => DeleteProductRequest.decode(value),
+    responseSerialize: (value: DeleteProductResponse): Buffer =>
+      Buffer.from(DeleteProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteProductResponse => DeleteProductResponse.decode(value),
+  },
+  /** Stock levels per (product, location), newest product first, then by location. */
+  listStockLevels: {
+    path: "/waybill.inventory.v1.InventoryService/ListStockLevels" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListStockLevelsRequest): Buffer =>
+      Buffer.from(ListStockLevelsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListStockLevelsRequest => ListStockLevelsRequest.decode(value),
+    responseSerialize: (value: ListStockLevelsResponse): Buffer =>
+      Buffer.from(ListStockLevelsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListStockLevelsResponse => ListStockLevelsResponse.decode(value),
+  },
+  /**
+   * Changes on_hand by a delta or to an absolute count; refused (FAILED_PRECONDITION /
+   * insufficient_stock) when on_hand would go below zero or below what is reserved.
+   */
+  adjustStock: {
+    path: "/waybill.inventory.v1.InventoryService/AdjustStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdjustStockRequest): Buffer => Buffer.from(AdjustStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdjustStockRequest => AdjustStockRequest.decode(value),
+    responseSerialize: (value: AdjustStockResponse): Buffer => Buffer.from(AdjustStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdjustStockResponse => AdjustStockResponse.decode(value),
+  },
   /**
    * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
-   * Reserving again for the same order is a no-op that answers the existing reservation.
+   * Reserving again while the order holds its reservation (or after it was consumed) is a
+   * no-op answering reserved = false; after a release the order can reserve anew.
    */
   reserveStock: {
     path: "/waybill.inventory.v1.InventoryService/ReserveStock" as const,
@@ -1116,9 +2994,22 @@ export const InventoryServiceService = {
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
   listProducts: handleUnaryCall<ListProductsRequest, ListProductsResponse>;
+  createProduct: handleUnaryCall<CreateProductRequest, CreateProductResponse>;
+  getProduct: handleUnaryCall<GetProductRequest, GetProductResponse>;
+  updateProduct: handleUnaryCall<UpdateProductRequest, UpdateProductResponse>;
+  /** Soft delete: the product answers NOT_FOUND afterwards and its sku can be used again. */
+  deleteProduct: handleUnaryCall<DeleteProductRequest, DeleteProductResponse>;
+  /** Stock levels per (product, location), newest product first, then by location. */
+  listStockLevels: handleUnaryCall<ListStockLevelsRequest, ListStockLevelsResponse>;
+  /**
+   * Changes on_hand by a delta or to an absolute count; refused (FAILED_PRECONDITION /
+   * insufficient_stock) when on_hand would go below zero or below what is reserved.
+   */
+  adjustStock: handleUnaryCall<AdjustStockRequest, AdjustStockResponse>;
   /**
    * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
-   * Reserving again for the same order is a no-op that answers the existing reservation.
+   * Reserving again while the order holds its reservation (or after it was consumed) is a
+   * no-op answering reserved = false; after a release the order can reserve anew.
    */
   reserveStock: handleUnaryCall<ReserveStockRequest, ReserveStockResponse>;
   /** Gives back what an order reserved (order cancelled). No-op when nothing is reserved. */
@@ -1146,9 +3037,106 @@ export interface InventoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListProductsResponse) => void,
   ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  getProduct(
+    request: GetProductRequest,
+    callback: (error: ServiceError | null, response: GetProductResponse) => void,
+  ): ClientUnaryCall;
+  getProduct(
+    request: GetProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProductResponse) => void,
+  ): ClientUnaryCall;
+  getProduct(
+    request: GetProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Soft delete: the product answers NOT_FOUND afterwards and its sku can be used again. */
+  deleteProduct(
+    request: DeleteProductRequest,
+    callback: (error: ServiceError | null, response: DeleteProductResponse) => void,
+  ): ClientUnaryCall;
+  deleteProduct(
+    request: DeleteProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteProductResponse) => void,
+  ): ClientUnaryCall;
+  deleteProduct(
+    request: DeleteProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Stock levels per (product, location), newest product first, then by location. */
+  listStockLevels(
+    request: ListStockLevelsRequest,
+    callback: (error: ServiceError | null, response: ListStockLevelsResponse) => void,
+  ): ClientUnaryCall;
+  listStockLevels(
+    request: ListStockLevelsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListStockLevelsResponse) => void,
+  ): ClientUnaryCall;
+  listStockLevels(
+    request: ListStockLevelsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListStockLevelsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes on_hand by a delta or to an absolute count; refused (FAILED_PRECONDITION /
+   * insufficient_stock) when on_hand would go below zero or below what is reserved.
+   */
+  adjustStock(
+    request: AdjustStockRequest,
+    callback: (error: ServiceError | null, response: AdjustStockResponse) => void,
+  ): ClientUnaryCall;
+  adjustStock(
+    request: AdjustStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdjustStockResponse) => void,
+  ): ClientUnaryCall;
+  adjustStock(
+    request: AdjustStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdjustStockResponse) => void,
+  ): ClientUnaryCall;
   /**
    * Reserves every line of an order or nothing (FAILED_PRECONDITION / insufficient_stock).
-   * Reserving again for the same order is a no-op that answers the existing reservation.
+   * Reserving again while the order holds its reservation (or after it was consumed) is a
+   * no-op answering reserved = false; after a release the order can reserve anew.
    */
   reserveStock(
     request: ReserveStockRequest,

@@ -71,6 +71,212 @@ export interface GetOrderResponse {
   order: Order | undefined;
 }
 
+export interface ListOrdersRequest {
+  tenantId: string;
+  status?: string | undefined;
+  customerId?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListOrdersResponse {
+  data: Order[];
+  nextCursor?: string | undefined;
+}
+
+export interface UpdateOrderRequest {
+  tenantId: string;
+  id: string;
+  /** Each field present is set; fields absent keep their value. */
+  dueDate?: string | undefined;
+  customerId?:
+    | string
+    | undefined;
+  /** Fields set to null by the caller, by their API names: "dueDate". */
+  clearedFields: string[];
+}
+
+export interface UpdateOrderResponse {
+  order: Order | undefined;
+}
+
+export interface ChangeOrderStatusRequest {
+  tenantId: string;
+  id: string;
+  status: string;
+}
+
+export interface ChangeOrderStatusResponse {
+  order: Order | undefined;
+}
+
+export interface Address {
+  line1: string;
+  line2?: string | undefined;
+  city: string;
+  region?: string | undefined;
+  postalCode?:
+    | string
+    | undefined;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+}
+
+export interface Customer {
+  id: string;
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  address?: Address | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateCustomerRequest {
+  tenantId: string;
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  address?: Address | undefined;
+  idempotency?: Idempotency | undefined;
+}
+
+export interface CreateCustomerResponse {
+  customer: Customer | undefined;
+  replayed: boolean;
+}
+
+export interface GetCustomerRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface GetCustomerResponse {
+  customer: Customer | undefined;
+}
+
+export interface ListCustomersRequest {
+  tenantId: string;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListCustomersResponse {
+  data: Customer[];
+  nextCursor?: string | undefined;
+}
+
+export interface UpdateCustomerRequest {
+  tenantId: string;
+  id: string;
+  /** Each field present is set; fields absent keep their value. */
+  name?: string | undefined;
+  email?: string | undefined;
+  phone?: string | undefined;
+  address?:
+    | Address
+    | undefined;
+  /** Fields set to null by the caller, by their API names: "email", "phone", "address". */
+  clearedFields: string[];
+}
+
+export interface UpdateCustomerResponse {
+  customer: Customer | undefined;
+}
+
+export interface ShipmentItem {
+  productId: string;
+  quantity: number;
+}
+
+export interface TimelineEntry {
+  status: string;
+  at: string;
+  location?: string | undefined;
+  note?: string | undefined;
+}
+
+export interface Shipment {
+  id: string;
+  orderId: string;
+  carrier: string;
+  trackingNumber: string;
+  status: string;
+  items: ShipmentItem[];
+  deliveredAt?: string | undefined;
+  receivedBy?:
+    | string
+    | undefined;
+  /** Every status the shipment went through, oldest first. */
+  timeline: TimelineEntry[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateShipmentRequest {
+  tenantId: string;
+  orderId: string;
+  carrier: string;
+  trackingNumber: string;
+  /** Empty: what the order's earlier shipments have not covered yet. */
+  items: ShipmentItem[];
+  idempotency?: Idempotency | undefined;
+}
+
+export interface CreateShipmentResponse {
+  shipment: Shipment | undefined;
+  replayed: boolean;
+}
+
+export interface GetShipmentRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface GetShipmentResponse {
+  shipment: Shipment | undefined;
+}
+
+export interface ListShipmentsRequest {
+  tenantId: string;
+  orderId?: string | undefined;
+  status?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListShipmentsResponse {
+  data: Shipment[];
+  nextCursor?: string | undefined;
+}
+
+export interface ChangeShipmentStatusRequest {
+  tenantId: string;
+  id: string;
+  status: string;
+  location?: string | undefined;
+  note?: string | undefined;
+}
+
+export interface ChangeShipmentStatusResponse {
+  shipment: Shipment | undefined;
+}
+
+export interface RecordDeliveryRequest {
+  tenantId: string;
+  id: string;
+  receivedBy?:
+    | string
+    | undefined;
+  /** ISO 8601; now when absent. */
+  deliveredAt?: string | undefined;
+  note?: string | undefined;
+}
+
+export interface RecordDeliveryResponse {
+  shipment: Shipment | undefined;
+}
+
 function createBaseOrderItem(): OrderItem {
   return { productId: "", quantity: 0, price: "" };
 }
@@ -860,6 +1066,3331 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
   },
 };
 
+function createBaseListOrdersRequest(): ListOrdersRequest {
+  return { tenantId: "", status: undefined, customerId: undefined, limit: 0, cursor: undefined };
+}
+
+export const ListOrdersRequest: MessageFns<ListOrdersRequest> = {
+  encode(message: ListOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.status !== undefined) {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.customerId !== undefined) {
+      writer.uint32(26).string(message.customerId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.customerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      customerId: isSet(object.customerId)
+        ? globalThis.String(object.customerId)
+        : isSet(object.customer_id)
+        ? globalThis.String(object.customer_id)
+        : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    if (message.customerId !== undefined) {
+      obj.customerId = message.customerId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(base?: I): ListOrdersRequest {
+    return ListOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(object: I): ListOrdersRequest {
+    const message = createBaseListOrdersRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.status = object.status ?? undefined;
+    message.customerId = object.customerId ?? undefined;
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOrdersResponse(): ListOrdersResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
+  encode(message: ListOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Order.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Order.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Order.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Order.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(base?: I): ListOrdersResponse {
+    return ListOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(object: I): ListOrdersResponse {
+    const message = createBaseListOrdersResponse();
+    message.data = object.data?.map((e) => Order.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateOrderRequest(): UpdateOrderRequest {
+  return { tenantId: "", id: "", dueDate: undefined, customerId: undefined, clearedFields: [] };
+}
+
+export const UpdateOrderRequest: MessageFns<UpdateOrderRequest> = {
+  encode(message: UpdateOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.dueDate !== undefined) {
+      writer.uint32(26).string(message.dueDate);
+    }
+    if (message.customerId !== undefined) {
+      writer.uint32(34).string(message.customerId);
+    }
+    for (const v of message.clearedFields) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.dueDate = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.customerId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clearedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrderRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      dueDate: isSet(object.dueDate)
+        ? globalThis.String(object.dueDate)
+        : isSet(object.due_date)
+        ? globalThis.String(object.due_date)
+        : undefined,
+      customerId: isSet(object.customerId)
+        ? globalThis.String(object.customerId)
+        : isSet(object.customer_id)
+        ? globalThis.String(object.customer_id)
+        : undefined,
+      clearedFields: globalThis.Array.isArray(object?.clearedFields)
+        ? object.clearedFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.cleared_fields)
+        ? object.cleared_fields.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UpdateOrderRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.dueDate !== undefined) {
+      obj.dueDate = message.dueDate;
+    }
+    if (message.customerId !== undefined) {
+      obj.customerId = message.customerId;
+    }
+    if (message.clearedFields?.length) {
+      obj.clearedFields = message.clearedFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrderRequest>, I>>(base?: I): UpdateOrderRequest {
+    return UpdateOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrderRequest>, I>>(object: I): UpdateOrderRequest {
+    const message = createBaseUpdateOrderRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.dueDate = object.dueDate ?? undefined;
+    message.customerId = object.customerId ?? undefined;
+    message.clearedFields = object.clearedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateOrderResponse(): UpdateOrderResponse {
+  return { order: undefined };
+}
+
+export const UpdateOrderResponse: MessageFns<UpdateOrderResponse> = {
+  encode(message: UpdateOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      Order.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = Order.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateOrderResponse {
+    return { order: isSet(object.order) ? Order.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: UpdateOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = Order.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateOrderResponse>, I>>(base?: I): UpdateOrderResponse {
+    return UpdateOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateOrderResponse>, I>>(object: I): UpdateOrderResponse {
+    const message = createBaseUpdateOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
+    return message;
+  },
+};
+
+function createBaseChangeOrderStatusRequest(): ChangeOrderStatusRequest {
+  return { tenantId: "", id: "", status: "" };
+}
+
+export const ChangeOrderStatusRequest: MessageFns<ChangeOrderStatusRequest> = {
+  encode(message: ChangeOrderStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeOrderStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeOrderStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeOrderStatusRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: ChangeOrderStatusRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeOrderStatusRequest>, I>>(base?: I): ChangeOrderStatusRequest {
+    return ChangeOrderStatusRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeOrderStatusRequest>, I>>(object: I): ChangeOrderStatusRequest {
+    const message = createBaseChangeOrderStatusRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.status = object.status ?? "";
+    return message;
+  },
+};
+
+function createBaseChangeOrderStatusResponse(): ChangeOrderStatusResponse {
+  return { order: undefined };
+}
+
+export const ChangeOrderStatusResponse: MessageFns<ChangeOrderStatusResponse> = {
+  encode(message: ChangeOrderStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      Order.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeOrderStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeOrderStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = Order.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeOrderStatusResponse {
+    return { order: isSet(object.order) ? Order.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: ChangeOrderStatusResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = Order.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeOrderStatusResponse>, I>>(base?: I): ChangeOrderStatusResponse {
+    return ChangeOrderStatusResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeOrderStatusResponse>, I>>(object: I): ChangeOrderStatusResponse {
+    const message = createBaseChangeOrderStatusResponse();
+    message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
+    return message;
+  },
+};
+
+function createBaseAddress(): Address {
+  return { line1: "", line2: undefined, city: "", region: undefined, postalCode: undefined, country: "" };
+}
+
+export const Address: MessageFns<Address> = {
+  encode(message: Address, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line1 !== "") {
+      writer.uint32(10).string(message.line1);
+    }
+    if (message.line2 !== undefined) {
+      writer.uint32(18).string(message.line2);
+    }
+    if (message.city !== "") {
+      writer.uint32(26).string(message.city);
+    }
+    if (message.region !== undefined) {
+      writer.uint32(34).string(message.region);
+    }
+    if (message.postalCode !== undefined) {
+      writer.uint32(42).string(message.postalCode);
+    }
+    if (message.country !== "") {
+      writer.uint32(50).string(message.country);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Address {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddress();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.line1 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.line2 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.city = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.region = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.postalCode = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.country = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Address {
+    return {
+      line1: isSet(object.line1) ? globalThis.String(object.line1) : "",
+      line2: isSet(object.line2) ? globalThis.String(object.line2) : undefined,
+      city: isSet(object.city) ? globalThis.String(object.city) : "",
+      region: isSet(object.region) ? globalThis.String(object.region) : undefined,
+      postalCode: isSet(object.postalCode)
+        ? globalThis.String(object.postalCode)
+        : isSet(object.postal_code)
+        ? globalThis.String(object.postal_code)
+        : undefined,
+      country: isSet(object.country) ? globalThis.String(object.country) : "",
+    };
+  },
+
+  toJSON(message: Address): unknown {
+    const obj: any = {};
+    if (message.line1 !== "") {
+      obj.line1 = message.line1;
+    }
+    if (message.line2 !== undefined) {
+      obj.line2 = message.line2;
+    }
+    if (message.city !== "") {
+      obj.city = message.city;
+    }
+    if (message.region !== undefined) {
+      obj.region = message.region;
+    }
+    if (message.postalCode !== undefined) {
+      obj.postalCode = message.postalCode;
+    }
+    if (message.country !== "") {
+      obj.country = message.country;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Address>, I>>(base?: I): Address {
+    return Address.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Address>, I>>(object: I): Address {
+    const message = createBaseAddress();
+    message.line1 = object.line1 ?? "";
+    message.line2 = object.line2 ?? undefined;
+    message.city = object.city ?? "";
+    message.region = object.region ?? undefined;
+    message.postalCode = object.postalCode ?? undefined;
+    message.country = object.country ?? "";
+    return message;
+  },
+};
+
+function createBaseCustomer(): Customer {
+  return { id: "", name: "", email: undefined, phone: undefined, address: undefined, createdAt: "", updatedAt: "" };
+}
+
+export const Customer: MessageFns<Customer> = {
+  encode(message: Customer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(34).string(message.phone);
+    }
+    if (message.address !== undefined) {
+      Address.encode(message.address, writer.uint32(42).fork()).join();
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(58).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Customer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCustomer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.phone = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.address = Address.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Customer {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      phone: isSet(object.phone) ? globalThis.String(object.phone) : undefined,
+      address: isSet(object.address) ? Address.fromJSON(object.address) : undefined,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Customer): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.phone !== undefined) {
+      obj.phone = message.phone;
+    }
+    if (message.address !== undefined) {
+      obj.address = Address.toJSON(message.address);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Customer>, I>>(base?: I): Customer {
+    return Customer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Customer>, I>>(object: I): Customer {
+    const message = createBaseCustomer();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.email = object.email ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.address = (object.address !== undefined && object.address !== null)
+      ? Address.fromPartial(object.address)
+      : undefined;
+    message.createdAt = object.createdAt ?? "";
+    message.updatedAt = object.updatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateCustomerRequest(): CreateCustomerRequest {
+  return { tenantId: "", name: "", email: undefined, phone: undefined, address: undefined, idempotency: undefined };
+}
+
+export const CreateCustomerRequest: MessageFns<CreateCustomerRequest> = {
+  encode(message: CreateCustomerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(26).string(message.email);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(34).string(message.phone);
+    }
+    if (message.address !== undefined) {
+      Address.encode(message.address, writer.uint32(42).fork()).join();
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateCustomerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateCustomerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.phone = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.address = Address.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateCustomerRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      phone: isSet(object.phone) ? globalThis.String(object.phone) : undefined,
+      address: isSet(object.address) ? Address.fromJSON(object.address) : undefined,
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+    };
+  },
+
+  toJSON(message: CreateCustomerRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.phone !== undefined) {
+      obj.phone = message.phone;
+    }
+    if (message.address !== undefined) {
+      obj.address = Address.toJSON(message.address);
+    }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateCustomerRequest>, I>>(base?: I): CreateCustomerRequest {
+    return CreateCustomerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateCustomerRequest>, I>>(object: I): CreateCustomerRequest {
+    const message = createBaseCreateCustomerRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.name = object.name ?? "";
+    message.email = object.email ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.address = (object.address !== undefined && object.address !== null)
+      ? Address.fromPartial(object.address)
+      : undefined;
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateCustomerResponse(): CreateCustomerResponse {
+  return { customer: undefined, replayed: false };
+}
+
+export const CreateCustomerResponse: MessageFns<CreateCustomerResponse> = {
+  encode(message: CreateCustomerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customer !== undefined) {
+      Customer.encode(message.customer, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateCustomerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateCustomerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customer = Customer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateCustomerResponse {
+    return {
+      customer: isSet(object.customer) ? Customer.fromJSON(object.customer) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: CreateCustomerResponse): unknown {
+    const obj: any = {};
+    if (message.customer !== undefined) {
+      obj.customer = Customer.toJSON(message.customer);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateCustomerResponse>, I>>(base?: I): CreateCustomerResponse {
+    return CreateCustomerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateCustomerResponse>, I>>(object: I): CreateCustomerResponse {
+    const message = createBaseCreateCustomerResponse();
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? Customer.fromPartial(object.customer)
+      : undefined;
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseGetCustomerRequest(): GetCustomerRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const GetCustomerRequest: MessageFns<GetCustomerRequest> = {
+  encode(message: GetCustomerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCustomerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCustomerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCustomerRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetCustomerRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCustomerRequest>, I>>(base?: I): GetCustomerRequest {
+    return GetCustomerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCustomerRequest>, I>>(object: I): GetCustomerRequest {
+    const message = createBaseGetCustomerRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCustomerResponse(): GetCustomerResponse {
+  return { customer: undefined };
+}
+
+export const GetCustomerResponse: MessageFns<GetCustomerResponse> = {
+  encode(message: GetCustomerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customer !== undefined) {
+      Customer.encode(message.customer, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCustomerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCustomerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customer = Customer.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCustomerResponse {
+    return { customer: isSet(object.customer) ? Customer.fromJSON(object.customer) : undefined };
+  },
+
+  toJSON(message: GetCustomerResponse): unknown {
+    const obj: any = {};
+    if (message.customer !== undefined) {
+      obj.customer = Customer.toJSON(message.customer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCustomerResponse>, I>>(base?: I): GetCustomerResponse {
+    return GetCustomerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCustomerResponse>, I>>(object: I): GetCustomerResponse {
+    const message = createBaseGetCustomerResponse();
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? Customer.fromPartial(object.customer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListCustomersRequest(): ListCustomersRequest {
+  return { tenantId: "", limit: 0, cursor: undefined };
+}
+
+export const ListCustomersRequest: MessageFns<ListCustomersRequest> = {
+  encode(message: ListCustomersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(26).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCustomersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCustomersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCustomersRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListCustomersRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCustomersRequest>, I>>(base?: I): ListCustomersRequest {
+    return ListCustomersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCustomersRequest>, I>>(object: I): ListCustomersRequest {
+    const message = createBaseListCustomersRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListCustomersResponse(): ListCustomersResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListCustomersResponse: MessageFns<ListCustomersResponse> = {
+  encode(message: ListCustomersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Customer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCustomersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCustomersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Customer.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCustomersResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Customer.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListCustomersResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Customer.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCustomersResponse>, I>>(base?: I): ListCustomersResponse {
+    return ListCustomersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCustomersResponse>, I>>(object: I): ListCustomersResponse {
+    const message = createBaseListCustomersResponse();
+    message.data = object.data?.map((e) => Customer.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateCustomerRequest(): UpdateCustomerRequest {
+  return {
+    tenantId: "",
+    id: "",
+    name: undefined,
+    email: undefined,
+    phone: undefined,
+    address: undefined,
+    clearedFields: [],
+  };
+}
+
+export const UpdateCustomerRequest: MessageFns<UpdateCustomerRequest> = {
+  encode(message: UpdateCustomerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.email !== undefined) {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.phone !== undefined) {
+      writer.uint32(42).string(message.phone);
+    }
+    if (message.address !== undefined) {
+      Address.encode(message.address, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.clearedFields) {
+      writer.uint32(58).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCustomerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateCustomerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.phone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.address = Address.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.clearedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateCustomerRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      email: isSet(object.email) ? globalThis.String(object.email) : undefined,
+      phone: isSet(object.phone) ? globalThis.String(object.phone) : undefined,
+      address: isSet(object.address) ? Address.fromJSON(object.address) : undefined,
+      clearedFields: globalThis.Array.isArray(object?.clearedFields)
+        ? object.clearedFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.cleared_fields)
+        ? object.cleared_fields.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UpdateCustomerRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.email !== undefined) {
+      obj.email = message.email;
+    }
+    if (message.phone !== undefined) {
+      obj.phone = message.phone;
+    }
+    if (message.address !== undefined) {
+      obj.address = Address.toJSON(message.address);
+    }
+    if (message.clearedFields?.length) {
+      obj.clearedFields = message.clearedFields;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateCustomerRequest>, I>>(base?: I): UpdateCustomerRequest {
+    return UpdateCustomerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateCustomerRequest>, I>>(object: I): UpdateCustomerRequest {
+    const message = createBaseUpdateCustomerRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.name = object.name ?? undefined;
+    message.email = object.email ?? undefined;
+    message.phone = object.phone ?? undefined;
+    message.address = (object.address !== undefined && object.address !== null)
+      ? Address.fromPartial(object.address)
+      : undefined;
+    message.clearedFields = object.clearedFields?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateCustomerResponse(): UpdateCustomerResponse {
+  return { customer: undefined };
+}
+
+export const UpdateCustomerResponse: MessageFns<UpdateCustomerResponse> = {
+  encode(message: UpdateCustomerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customer !== undefined) {
+      Customer.encode(message.customer, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateCustomerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateCustomerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customer = Customer.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateCustomerResponse {
+    return { customer: isSet(object.customer) ? Customer.fromJSON(object.customer) : undefined };
+  },
+
+  toJSON(message: UpdateCustomerResponse): unknown {
+    const obj: any = {};
+    if (message.customer !== undefined) {
+      obj.customer = Customer.toJSON(message.customer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateCustomerResponse>, I>>(base?: I): UpdateCustomerResponse {
+    return UpdateCustomerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateCustomerResponse>, I>>(object: I): UpdateCustomerResponse {
+    const message = createBaseUpdateCustomerResponse();
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? Customer.fromPartial(object.customer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseShipmentItem(): ShipmentItem {
+  return { productId: "", quantity: 0 };
+}
+
+export const ShipmentItem: MessageFns<ShipmentItem> = {
+  encode(message: ShipmentItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int32(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ShipmentItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseShipmentItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ShipmentItem {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+    };
+  },
+
+  toJSON(message: ShipmentItem): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ShipmentItem>, I>>(base?: I): ShipmentItem {
+    return ShipmentItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ShipmentItem>, I>>(object: I): ShipmentItem {
+    const message = createBaseShipmentItem();
+    message.productId = object.productId ?? "";
+    message.quantity = object.quantity ?? 0;
+    return message;
+  },
+};
+
+function createBaseTimelineEntry(): TimelineEntry {
+  return { status: "", at: "", location: undefined, note: undefined };
+}
+
+export const TimelineEntry: MessageFns<TimelineEntry> = {
+  encode(message: TimelineEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.at !== "") {
+      writer.uint32(18).string(message.at);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(26).string(message.location);
+    }
+    if (message.note !== undefined) {
+      writer.uint32(34).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TimelineEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTimelineEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TimelineEntry {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      at: isSet(object.at) ? globalThis.String(object.at) : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      note: isSet(object.note) ? globalThis.String(object.note) : undefined,
+    };
+  },
+
+  toJSON(message: TimelineEntry): unknown {
+    const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.at !== "") {
+      obj.at = message.at;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.note !== undefined) {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TimelineEntry>, I>>(base?: I): TimelineEntry {
+    return TimelineEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TimelineEntry>, I>>(object: I): TimelineEntry {
+    const message = createBaseTimelineEntry();
+    message.status = object.status ?? "";
+    message.at = object.at ?? "";
+    message.location = object.location ?? undefined;
+    message.note = object.note ?? undefined;
+    return message;
+  },
+};
+
+function createBaseShipment(): Shipment {
+  return {
+    id: "",
+    orderId: "",
+    carrier: "",
+    trackingNumber: "",
+    status: "",
+    items: [],
+    deliveredAt: undefined,
+    receivedBy: undefined,
+    timeline: [],
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const Shipment: MessageFns<Shipment> = {
+  encode(message: Shipment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(26).string(message.carrier);
+    }
+    if (message.trackingNumber !== "") {
+      writer.uint32(34).string(message.trackingNumber);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    for (const v of message.items) {
+      ShipmentItem.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.deliveredAt !== undefined) {
+      writer.uint32(58).string(message.deliveredAt);
+    }
+    if (message.receivedBy !== undefined) {
+      writer.uint32(66).string(message.receivedBy);
+    }
+    for (const v of message.timeline) {
+      TimelineEntry.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(82).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(90).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Shipment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseShipment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.trackingNumber = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.items.push(ShipmentItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.deliveredAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.receivedBy = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.timeline.push(TimelineEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Shipment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      trackingNumber: isSet(object.trackingNumber)
+        ? globalThis.String(object.trackingNumber)
+        : isSet(object.tracking_number)
+        ? globalThis.String(object.tracking_number)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => ShipmentItem.fromJSON(e)) : [],
+      deliveredAt: isSet(object.deliveredAt)
+        ? globalThis.String(object.deliveredAt)
+        : isSet(object.delivered_at)
+        ? globalThis.String(object.delivered_at)
+        : undefined,
+      receivedBy: isSet(object.receivedBy)
+        ? globalThis.String(object.receivedBy)
+        : isSet(object.received_by)
+        ? globalThis.String(object.received_by)
+        : undefined,
+      timeline: globalThis.Array.isArray(object?.timeline)
+        ? object.timeline.map((e: any) => TimelineEntry.fromJSON(e))
+        : [],
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Shipment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.trackingNumber !== "") {
+      obj.trackingNumber = message.trackingNumber;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => ShipmentItem.toJSON(e));
+    }
+    if (message.deliveredAt !== undefined) {
+      obj.deliveredAt = message.deliveredAt;
+    }
+    if (message.receivedBy !== undefined) {
+      obj.receivedBy = message.receivedBy;
+    }
+    if (message.timeline?.length) {
+      obj.timeline = message.timeline.map((e) => TimelineEntry.toJSON(e));
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Shipment>, I>>(base?: I): Shipment {
+    return Shipment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Shipment>, I>>(object: I): Shipment {
+    const message = createBaseShipment();
+    message.id = object.id ?? "";
+    message.orderId = object.orderId ?? "";
+    message.carrier = object.carrier ?? "";
+    message.trackingNumber = object.trackingNumber ?? "";
+    message.status = object.status ?? "";
+    message.items = object.items?.map((e) => ShipmentItem.fromPartial(e)) || [];
+    message.deliveredAt = object.deliveredAt ?? undefined;
+    message.receivedBy = object.receivedBy ?? undefined;
+    message.timeline = object.timeline?.map((e) => TimelineEntry.fromPartial(e)) || [];
+    message.createdAt = object.createdAt ?? "";
+    message.updatedAt = object.updatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateShipmentRequest(): CreateShipmentRequest {
+  return { tenantId: "", orderId: "", carrier: "", trackingNumber: "", items: [], idempotency: undefined };
+}
+
+export const CreateShipmentRequest: MessageFns<CreateShipmentRequest> = {
+  encode(message: CreateShipmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(26).string(message.carrier);
+    }
+    if (message.trackingNumber !== "") {
+      writer.uint32(34).string(message.trackingNumber);
+    }
+    for (const v of message.items) {
+      ShipmentItem.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateShipmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateShipmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.trackingNumber = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.items.push(ShipmentItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateShipmentRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      trackingNumber: isSet(object.trackingNumber)
+        ? globalThis.String(object.trackingNumber)
+        : isSet(object.tracking_number)
+        ? globalThis.String(object.tracking_number)
+        : "",
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => ShipmentItem.fromJSON(e)) : [],
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+    };
+  },
+
+  toJSON(message: CreateShipmentRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.trackingNumber !== "") {
+      obj.trackingNumber = message.trackingNumber;
+    }
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => ShipmentItem.toJSON(e));
+    }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateShipmentRequest>, I>>(base?: I): CreateShipmentRequest {
+    return CreateShipmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateShipmentRequest>, I>>(object: I): CreateShipmentRequest {
+    const message = createBaseCreateShipmentRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.carrier = object.carrier ?? "";
+    message.trackingNumber = object.trackingNumber ?? "";
+    message.items = object.items?.map((e) => ShipmentItem.fromPartial(e)) || [];
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateShipmentResponse(): CreateShipmentResponse {
+  return { shipment: undefined, replayed: false };
+}
+
+export const CreateShipmentResponse: MessageFns<CreateShipmentResponse> = {
+  encode(message: CreateShipmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shipment !== undefined) {
+      Shipment.encode(message.shipment, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateShipmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateShipmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shipment = Shipment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateShipmentResponse {
+    return {
+      shipment: isSet(object.shipment) ? Shipment.fromJSON(object.shipment) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: CreateShipmentResponse): unknown {
+    const obj: any = {};
+    if (message.shipment !== undefined) {
+      obj.shipment = Shipment.toJSON(message.shipment);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateShipmentResponse>, I>>(base?: I): CreateShipmentResponse {
+    return CreateShipmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateShipmentResponse>, I>>(object: I): CreateShipmentResponse {
+    const message = createBaseCreateShipmentResponse();
+    message.shipment = (object.shipment !== undefined && object.shipment !== null)
+      ? Shipment.fromPartial(object.shipment)
+      : undefined;
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseGetShipmentRequest(): GetShipmentRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const GetShipmentRequest: MessageFns<GetShipmentRequest> = {
+  encode(message: GetShipmentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShipmentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShipmentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShipmentRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetShipmentRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShipmentRequest>, I>>(base?: I): GetShipmentRequest {
+    return GetShipmentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShipmentRequest>, I>>(object: I): GetShipmentRequest {
+    const message = createBaseGetShipmentRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetShipmentResponse(): GetShipmentResponse {
+  return { shipment: undefined };
+}
+
+export const GetShipmentResponse: MessageFns<GetShipmentResponse> = {
+  encode(message: GetShipmentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shipment !== undefined) {
+      Shipment.encode(message.shipment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShipmentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShipmentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shipment = Shipment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShipmentResponse {
+    return { shipment: isSet(object.shipment) ? Shipment.fromJSON(object.shipment) : undefined };
+  },
+
+  toJSON(message: GetShipmentResponse): unknown {
+    const obj: any = {};
+    if (message.shipment !== undefined) {
+      obj.shipment = Shipment.toJSON(message.shipment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShipmentResponse>, I>>(base?: I): GetShipmentResponse {
+    return GetShipmentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShipmentResponse>, I>>(object: I): GetShipmentResponse {
+    const message = createBaseGetShipmentResponse();
+    message.shipment = (object.shipment !== undefined && object.shipment !== null)
+      ? Shipment.fromPartial(object.shipment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListShipmentsRequest(): ListShipmentsRequest {
+  return { tenantId: "", orderId: undefined, status: undefined, limit: 0, cursor: undefined };
+}
+
+export const ListShipmentsRequest: MessageFns<ListShipmentsRequest> = {
+  encode(message: ListShipmentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.orderId !== undefined) {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.status !== undefined) {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShipmentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShipmentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShipmentsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListShipmentsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.orderId !== undefined) {
+      obj.orderId = message.orderId;
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShipmentsRequest>, I>>(base?: I): ListShipmentsRequest {
+    return ListShipmentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShipmentsRequest>, I>>(object: I): ListShipmentsRequest {
+    const message = createBaseListShipmentsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.orderId = object.orderId ?? undefined;
+    message.status = object.status ?? undefined;
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListShipmentsResponse(): ListShipmentsResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListShipmentsResponse: MessageFns<ListShipmentsResponse> = {
+  encode(message: ListShipmentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Shipment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListShipmentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListShipmentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Shipment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListShipmentsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Shipment.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListShipmentsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Shipment.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListShipmentsResponse>, I>>(base?: I): ListShipmentsResponse {
+    return ListShipmentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListShipmentsResponse>, I>>(object: I): ListShipmentsResponse {
+    const message = createBaseListShipmentsResponse();
+    message.data = object.data?.map((e) => Shipment.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseChangeShipmentStatusRequest(): ChangeShipmentStatusRequest {
+  return { tenantId: "", id: "", status: "", location: undefined, note: undefined };
+}
+
+export const ChangeShipmentStatusRequest: MessageFns<ChangeShipmentStatusRequest> = {
+  encode(message: ChangeShipmentStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.location !== undefined) {
+      writer.uint32(34).string(message.location);
+    }
+    if (message.note !== undefined) {
+      writer.uint32(42).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeShipmentStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeShipmentStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeShipmentStatusRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      location: isSet(object.location) ? globalThis.String(object.location) : undefined,
+      note: isSet(object.note) ? globalThis.String(object.note) : undefined,
+    };
+  },
+
+  toJSON(message: ChangeShipmentStatusRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.location !== undefined) {
+      obj.location = message.location;
+    }
+    if (message.note !== undefined) {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeShipmentStatusRequest>, I>>(base?: I): ChangeShipmentStatusRequest {
+    return ChangeShipmentStatusRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeShipmentStatusRequest>, I>>(object: I): ChangeShipmentStatusRequest {
+    const message = createBaseChangeShipmentStatusRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.status = object.status ?? "";
+    message.location = object.location ?? undefined;
+    message.note = object.note ?? undefined;
+    return message;
+  },
+};
+
+function createBaseChangeShipmentStatusResponse(): ChangeShipmentStatusResponse {
+  return { shipment: undefined };
+}
+
+export const ChangeShipmentStatusResponse: MessageFns<ChangeShipmentStatusResponse> = {
+  encode(message: ChangeShipmentStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shipment !== undefined) {
+      Shipment.encode(message.shipment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeShipmentStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeShipmentStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shipment = Shipment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeShipmentStatusResponse {
+    return { shipment: isSet(object.shipment) ? Shipment.fromJSON(object.shipment) : undefined };
+  },
+
+  toJSON(message: ChangeShipmentStatusResponse): unknown {
+    const obj: any = {};
+    if (message.shipment !== undefined) {
+      obj.shipment = Shipment.toJSON(message.shipment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeShipmentStatusResponse>, I>>(base?: I): ChangeShipmentStatusResponse {
+    return ChangeShipmentStatusResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeShipmentStatusResponse>, I>>(object: I): ChangeShipmentStatusResponse {
+    const message = createBaseChangeShipmentStatusResponse();
+    message.shipment = (object.shipment !== undefined && object.shipment !== null)
+      ? Shipment.fromPartial(object.shipment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRecordDeliveryRequest(): RecordDeliveryRequest {
+  return { tenantId: "", id: "", receivedBy: undefined, deliveredAt: undefined, note: undefined };
+}
+
+export const RecordDeliveryRequest: MessageFns<RecordDeliveryRequest> = {
+  encode(message: RecordDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.receivedBy !== undefined) {
+      writer.uint32(26).string(message.receivedBy);
+    }
+    if (message.deliveredAt !== undefined) {
+      writer.uint32(34).string(message.deliveredAt);
+    }
+    if (message.note !== undefined) {
+      writer.uint32(42).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.receivedBy = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deliveredAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordDeliveryRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      receivedBy: isSet(object.receivedBy)
+        ? globalThis.String(object.receivedBy)
+        : isSet(object.received_by)
+        ? globalThis.String(object.received_by)
+        : undefined,
+      deliveredAt: isSet(object.deliveredAt)
+        ? globalThis.String(object.deliveredAt)
+        : isSet(object.delivered_at)
+        ? globalThis.String(object.delivered_at)
+        : undefined,
+      note: isSet(object.note) ? globalThis.String(object.note) : undefined,
+    };
+  },
+
+  toJSON(message: RecordDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.receivedBy !== undefined) {
+      obj.receivedBy = message.receivedBy;
+    }
+    if (message.deliveredAt !== undefined) {
+      obj.deliveredAt = message.deliveredAt;
+    }
+    if (message.note !== undefined) {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordDeliveryRequest>, I>>(base?: I): RecordDeliveryRequest {
+    return RecordDeliveryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordDeliveryRequest>, I>>(object: I): RecordDeliveryRequest {
+    const message = createBaseRecordDeliveryRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.receivedBy = object.receivedBy ?? undefined;
+    message.deliveredAt = object.deliveredAt ?? undefined;
+    message.note = object.note ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRecordDeliveryResponse(): RecordDeliveryResponse {
+  return { shipment: undefined };
+}
+
+export const RecordDeliveryResponse: MessageFns<RecordDeliveryResponse> = {
+  encode(message: RecordDeliveryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shipment !== undefined) {
+      Shipment.encode(message.shipment, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordDeliveryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordDeliveryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.shipment = Shipment.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordDeliveryResponse {
+    return { shipment: isSet(object.shipment) ? Shipment.fromJSON(object.shipment) : undefined };
+  },
+
+  toJSON(message: RecordDeliveryResponse): unknown {
+    const obj: any = {};
+    if (message.shipment !== undefined) {
+      obj.shipment = Shipment.toJSON(message.shipment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordDeliveryResponse>, I>>(base?: I): RecordDeliveryResponse {
+    return RecordDeliveryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordDeliveryResponse>, I>>(object: I): RecordDeliveryResponse {
+    const message = createBaseRecordDeliveryResponse();
+    message.shipment = (object.shipment !== undefined && object.shipment !== null)
+      ? Shipment.fromPartial(object.shipment)
+      : undefined;
+    return message;
+  },
+};
+
 /** Orders owns orders, their items, customers and shipments. */
 export type OrdersServiceService = typeof OrdersServiceService;
 export const OrdersServiceService = {
@@ -881,11 +4412,173 @@ export const OrdersServiceService = {
     responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
   },
+  /** Newest first, optionally filtered by status and customer. */
+  listOrders: {
+    path: "/waybill.orders.v1.OrdersService/ListOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrdersRequest): Buffer => Buffer.from(ListOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrdersRequest => ListOrdersRequest.decode(value),
+    responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
+  },
+  updateOrder: {
+    path: "/waybill.orders.v1.OrdersService/UpdateOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateOrderRequest): Buffer => Buffer.from(UpdateOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateOrderRequest => UpdateOrderRequest.decode(value),
+    responseSerialize: (value: UpdateOrderResponse): Buffer => Buffer.from(UpdateOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateOrderResponse => UpdateOrderResponse.decode(value),
+  },
+  /**
+   * Moves an order along its state machine (FAILED_PRECONDITION / invalid_status_transition
+   * otherwise); reserves, releases or consumes stock through inventory on the way.
+   */
+  changeOrderStatus: {
+    path: "/waybill.orders.v1.OrdersService/ChangeOrderStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeOrderStatusRequest): Buffer =>
+      Buffer.from(ChangeOrderStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeOrderStatusRequest => ChangeOrderStatusRequest.decode(value),
+    responseSerialize: (value: ChangeOrderStatusResponse): Buffer =>
+      Buffer.from(ChangeOrderStatusResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangeOrderStatusResponse => ChangeOrderStatusResponse.decode(value),
+  },
+  createCustomer: {
+    path: "/waybill.orders.v1.OrdersService/CreateCustomer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateCustomerRequest): Buffer =>
+      Buffer.from(CreateCustomerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateCustomerRequest => CreateCustomerRequest.decode(value),
+    responseSerialize: (value: CreateCustomerResponse): Buffer =>
+      Buffer.from(CreateCustomerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateCustomerResponse => CreateCustomerResponse.decode(value),
+  },
+  getCustomer: {
+    path: "/waybill.orders.v1.OrdersService/GetCustomer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCustomerRequest): Buffer => Buffer.from(GetCustomerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCustomerRequest => GetCustomerRequest.decode(value),
+    responseSerialize: (value: GetCustomerResponse): Buffer => Buffer.from(GetCustomerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCustomerResponse => GetCustomerResponse.decode(value),
+  },
+  listCustomers: {
+    path: "/waybill.orders.v1.OrdersService/ListCustomers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCustomersRequest): Buffer => Buffer.from(ListCustomersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCustomersRequest => ListCustomersRequest.decode(value),
+    responseSerialize: (value: ListCustomersResponse): Buffer =>
+      Buffer.from(ListCustomersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCustomersResponse => ListCustomersResponse.decode(value),
+  },
+  updateCustomer: {
+    path: "/waybill.orders.v1.OrdersService/UpdateCustomer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateCustomerRequest): Buffer =>
+      Buffer.from(UpdateCustomerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateCustomerRequest => UpdateCustomerRequest.decode(value),
+    responseSerialize: (value: UpdateCustomerResponse): Buffer =>
+      Buffer.from(UpdateCustomerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateCustomerResponse => UpdateCustomerResponse.decode(value),
+  },
+  /**
+   * Ships (part of) a ready or in-progress order; the first shipment of a ready order moves
+   * the order to inProgress.
+   */
+  createShipment: {
+    path: "/waybill.orders.v1.OrdersService/CreateShipment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateShipmentRequest): Buffer =>
+      Buffer.from(CreateShipmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateShipmentRequest => CreateShipmentRequest.decode(value),
+    responseSerialize: (value: CreateShipmentResponse): Buffer =>
+      Buffer.from(CreateShipmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateShipmentResponse => CreateShipmentResponse.decode(value),
+  },
+  getShipment: {
+    path: "/waybill.orders.v1.OrdersService/GetShipment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetShipmentRequest): Buffer => Buffer.from(GetShipmentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetShipmentRequest => GetShipmentRequest.decode(value),
+    responseSerialize: (value: GetShipmentResponse): Buffer => Buffer.from(GetShipmentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetShipmentResponse => GetShipmentResponse.decode(value),
+  },
+  listShipments: {
+    path: "/waybill.orders.v1.OrdersService/ListShipments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListShipmentsRequest): Buffer => Buffer.from(ListShipmentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListShipmentsRequest => ListShipmentsRequest.decode(value),
+    responseSerialize: (value: ListShipmentsResponse): Buffer =>
+      Buffer.from(ListShipmentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListShipmentsResponse => ListShipmentsResponse.decode(value),
+  },
+  /**
+   * Moves a shipment along its state machine; delivering the last open shipment of an
+   * in-progress order completes the order.
+   */
+  changeShipmentStatus: {
+    path: "/waybill.orders.v1.OrdersService/ChangeShipmentStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeShipmentStatusRequest): Buffer =>
+      Buffer.from(ChangeShipmentStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeShipmentStatusRequest => ChangeShipmentStatusRequest.decode(value),
+    responseSerialize: (value: ChangeShipmentStatusResponse): Buffer =>
+      Buffer.from(ChangeShipmentStatusResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangeShipmentStatusResponse => ChangeShipmentStatusResponse.decode(value),
+  },
+  /** A delivery scan: the shipment becomes delivered. */
+  recordDelivery: {
+    path: "/waybill.orders.v1.OrdersService/RecordDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordDeliveryRequest): Buffer =>
+      Buffer.from(RecordDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordDeliveryRequest => RecordDeliveryRequest.decode(value),
+    responseSerialize: (value: RecordDeliveryResponse): Buffer =>
+      Buffer.from(RecordDeliveryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordDeliveryResponse => RecordDeliveryResponse.decode(value),
+  },
 } as const;
 
 export interface OrdersServiceServer extends UntypedServiceImplementation {
   createOrder: handleUnaryCall<CreateOrderRequest, CreateOrderResponse>;
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
+  /** Newest first, optionally filtered by status and customer. */
+  listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
+  updateOrder: handleUnaryCall<UpdateOrderRequest, UpdateOrderResponse>;
+  /**
+   * Moves an order along its state machine (FAILED_PRECONDITION / invalid_status_transition
+   * otherwise); reserves, releases or consumes stock through inventory on the way.
+   */
+  changeOrderStatus: handleUnaryCall<ChangeOrderStatusRequest, ChangeOrderStatusResponse>;
+  createCustomer: handleUnaryCall<CreateCustomerRequest, CreateCustomerResponse>;
+  getCustomer: handleUnaryCall<GetCustomerRequest, GetCustomerResponse>;
+  listCustomers: handleUnaryCall<ListCustomersRequest, ListCustomersResponse>;
+  updateCustomer: handleUnaryCall<UpdateCustomerRequest, UpdateCustomerResponse>;
+  /**
+   * Ships (part of) a ready or in-progress order; the first shipment of a ready order moves
+   * the order to inProgress.
+   */
+  createShipment: handleUnaryCall<CreateShipmentRequest, CreateShipmentResponse>;
+  getShipment: handleUnaryCall<GetShipmentRequest, GetShipmentResponse>;
+  listShipments: handleUnaryCall<ListShipmentsRequest, ListShipmentsResponse>;
+  /**
+   * Moves a shipment along its state machine; delivering the last open shipment of an
+   * in-progress order completes the order.
+   */
+  changeShipmentStatus: handleUnaryCall<ChangeShipmentStatusRequest, ChangeShipmentStatusResponse>;
+  /** A delivery scan: the shipment becomes delivered. */
+  recordDelivery: handleUnaryCall<RecordDeliveryRequest, RecordDeliveryResponse>;
 }
 
 export interface OrdersServiceClient extends Client {
@@ -918,6 +4611,200 @@ export interface OrdersServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  /** Newest first, optionally filtered by status and customer. */
+  listOrders(
+    request: ListOrdersRequest,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  updateOrder(
+    request: UpdateOrderRequest,
+    callback: (error: ServiceError | null, response: UpdateOrderResponse) => void,
+  ): ClientUnaryCall;
+  updateOrder(
+    request: UpdateOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateOrderResponse) => void,
+  ): ClientUnaryCall;
+  updateOrder(
+    request: UpdateOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Moves an order along its state machine (FAILED_PRECONDITION / invalid_status_transition
+   * otherwise); reserves, releases or consumes stock through inventory on the way.
+   */
+  changeOrderStatus(
+    request: ChangeOrderStatusRequest,
+    callback: (error: ServiceError | null, response: ChangeOrderStatusResponse) => void,
+  ): ClientUnaryCall;
+  changeOrderStatus(
+    request: ChangeOrderStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangeOrderStatusResponse) => void,
+  ): ClientUnaryCall;
+  changeOrderStatus(
+    request: ChangeOrderStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangeOrderStatusResponse) => void,
+  ): ClientUnaryCall;
+  createCustomer(
+    request: CreateCustomerRequest,
+    callback: (error: ServiceError | null, response: CreateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  createCustomer(
+    request: CreateCustomerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  createCustomer(
+    request: CreateCustomerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  getCustomer(
+    request: GetCustomerRequest,
+    callback: (error: ServiceError | null, response: GetCustomerResponse) => void,
+  ): ClientUnaryCall;
+  getCustomer(
+    request: GetCustomerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCustomerResponse) => void,
+  ): ClientUnaryCall;
+  getCustomer(
+    request: GetCustomerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCustomerResponse) => void,
+  ): ClientUnaryCall;
+  listCustomers(
+    request: ListCustomersRequest,
+    callback: (error: ServiceError | null, response: ListCustomersResponse) => void,
+  ): ClientUnaryCall;
+  listCustomers(
+    request: ListCustomersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCustomersResponse) => void,
+  ): ClientUnaryCall;
+  listCustomers(
+    request: ListCustomersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCustomersResponse) => void,
+  ): ClientUnaryCall;
+  updateCustomer(
+    request: UpdateCustomerRequest,
+    callback: (error: ServiceError | null, response: UpdateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  updateCustomer(
+    request: UpdateCustomerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  updateCustomer(
+    request: UpdateCustomerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateCustomerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Ships (part of) a ready or in-progress order; the first shipment of a ready order moves
+   * the order to inProgress.
+   */
+  createShipment(
+    request: CreateShipmentRequest,
+    callback: (error: ServiceError | null, response: CreateShipmentResponse) => void,
+  ): ClientUnaryCall;
+  createShipment(
+    request: CreateShipmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateShipmentResponse) => void,
+  ): ClientUnaryCall;
+  createShipment(
+    request: CreateShipmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateShipmentResponse) => void,
+  ): ClientUnaryCall;
+  getShipment(
+    request: GetShipmentRequest,
+    callback: (error: ServiceError | null, response: GetShipmentResponse) => void,
+  ): ClientUnaryCall;
+  getShipment(
+    request: GetShipmentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetShipmentResponse) => void,
+  ): ClientUnaryCall;
+  getShipment(
+    request: GetShipmentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetShipmentResponse) => void,
+  ): ClientUnaryCall;
+  listShipments(
+    request: ListShipmentsRequest,
+    callback: (error: ServiceError | null, response: ListShipmentsResponse) => void,
+  ): ClientUnaryCall;
+  listShipments(
+    request: ListShipmentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListShipmentsResponse) => void,
+  ): ClientUnaryCall;
+  listShipments(
+    request: ListShipmentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListShipmentsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Moves a shipment along its state machine; delivering the last open shipment of an
+   * in-progress order completes the order.
+   */
+  changeShipmentStatus(
+    request: ChangeShipmentStatusRequest,
+    callback: (error: ServiceError | null, response: ChangeShipmentStatusResponse) => void,
+  ): ClientUnaryCall;
+  changeShipmentStatus(
+    request: ChangeShipmentStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangeShipmentStatusResponse) => void,
+  ): ClientUnaryCall;
+  changeShipmentStatus(
+    request: ChangeShipmentStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangeShipmentStatusResponse) => void,
+  ): ClientUnaryCall;
+  /** A delivery scan: the shipment becomes delivered. */
+  recordDelivery(
+    request: RecordDeliveryRequest,
+    callback: (error: ServiceError | null, response: RecordDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  recordDelivery(
+    request: RecordDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  recordDelivery(
+    request: RecordDeliveryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordDeliveryResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,53 @@
+// Starts Waybill for a benchmark the way it is deployed: each service in its own process
+// (BENCH_TOPOLOGY=split, the default), or all in one process as `npm start` does (=single).
+import { freePort } from "../services/launcher/ports.js";
+import { runTs, type Child } from "../test/support/processes.js";
+
+export interface RunningSystem {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(env: Record<string, string>, topology = process.env.BENCH_TOPOLOGY ?? "split"): Promise<RunningSystem> {
+  const common = { ...env, LOG_LEVEL: "warn", BIND_HOST: "127.0.0.1" };
+  if (topology === "single") {
+    const launcher = runTs("services/launcher/main.ts", { ...common, HTTP_PORT: "0", MQTT_PORT: "0" });
+    const baseUrl = (await launcher.waitForOutput(/HTTP API: +(http:\/\/\S+)\/v1/, 60_000))[1];
+    return { baseUrl, stop: () => stopAll([launcher], "SIGINT") };
+  }
+  const ports = { identity: await freePort(), orders: await freePort(), inventory: await freePort(), dispatcher: await freePort(), http: await freePort() };
+  const urls = {
+    IDENTITY_GRPC_URL: `127.0.0.1:${ports.identity}`,
+    ORDERS_GRPC_URL: `127.0.0.1:${ports.orders}`,
+    INVENTORY_GRPC_URL: `127.0.0.1:${ports.inventory}`,
+    DISPATCHER_GRPC_URL: `127.0.0.1:${ports.dispatcher}`,
+  };
+  const children: Child[] = [];
+  const start = async (service: string, extra: Record<string, string>) => {
+    const opsPort = await freePort();
+    const child = runTs(`services/${service}/main.ts`, { ...common, ...urls, OPS_PORT: String(opsPort), ...extra });
+    children.push(child);
+    const port = extra.HTTP_PORT ?? String(opsPort);
+    const deadline = Date.now() + 60_000;
+    while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
+      if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`${service} did not become ready:\n${child.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  // Identity first: it bootstraps the tenant and token; the others migrate their own schemas.
+  await start("identity", { GRPC_PORT: String(ports.identity) });
+  await Promise.all([
+    start("inventory", { GRPC_PORT: String(ports.inventory) }),
+    start("orders", { GRPC_PORT: String(ports.orders) }),
+    start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
+  ]);
+  await start("edge", { HTTP_PORT: String(ports.http) });
+  return { baseUrl: `http://127.0.0.1:${ports.http}`, stop: () => stopAll(children, "SIGTERM") };
+}
+
+async function stopAll(children: Child[], signal: NodeJS.Signals): Promise<void> {
+  for (const child of children.reverse()) {
+    child.process.kill(signal);
+    await child.exited(30_000).catch(() => child.process.kill("SIGKILL"));
+  }
+}

@@ -1,0 +1,51 @@
+// /v1/inventory: stock levels and adjustments, thin adapters to the inventory service.
+import type { InventoryServiceClient } from "../../gen/waybill/inventory/v1/inventory.js";
+import { callUnary } from "../../platform/grpc.js";
+import { route, type Api } from "../route.js";
+import { pageOf } from "../schemas/common.js";
+import { adjustmentBody, adjustmentOutput, stockLevelOutput, stockQuery } from "../schemas/inventory.js";
+
+export function inventoryRoutes(api: Api, inventory: InventoryServiceClient): void {
+  route(
+    api,
+    {
+      method: "get",
+      path: "/inventory",
+      summary: "List stock levels per product and location, newest product first",
+      tag: "inventory",
+      capability: "read",
+      query: stockQuery,
+      response: pageOf(stockLevelOutput),
+    },
+    async ({ query, principal }) => {
+      const page = await callUnary(inventory.listStockLevels.bind(inventory), { tenantId: principal.tenantId, ...query });
+      return { body: { data: page.data, nextCursor: page.nextCursor ?? null } };
+    },
+  );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/inventory/adjustments",
+      summary: "Adjust on-hand stock by a delta or to a counted value",
+      tag: "inventory",
+      capability: "inventory:write",
+      body: adjustmentBody,
+      response: adjustmentOutput,
+      status: 201,
+      idempotent: true,
+    },
+    async ({ body, principal, idempotency }) => {
+      const { adjustment, replayed } = await callUnary(inventory.adjustStock.bind(inventory), {
+        tenantId: principal.tenantId,
+        productId: body.productId,
+        location: body.location ?? "",
+        delta: body.delta,
+        setTo: body.setTo,
+        reason: body.reason,
+        idempotency,
+      });
+      return { body: adjustment, replayed };
+    },
+  );
+}

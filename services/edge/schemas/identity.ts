@@ -1,0 +1,33 @@
+// Sessions, API tokens and users: request and response schemas.
+import { z } from "zod";
+
+export const loginBody = z.object({ email: z.string().email().max(254), password: z.string().min(1).max(1024) }).strict();
+export const loginOutput = z.object({ accessToken: z.string(), tokenType: z.literal("Bearer"), expiresAt: z.string() });
+
+export const createTokenBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    type: z.enum(["api", "cli", "machine", "sensor"]),
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+export const tokenOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(["api", "cli", "machine", "sensor"]),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+
+export const createdTokenOutput = tokenOutput
+  .omit({ lastUsedAt: true, revokedAt: true })
+  .extend({ token: z.string().describe("The token value `{type}-{secret}`; shown only in this answer") });
+
+export const createUserBody = z
+  .object({ email: z.string().email().max(254), password: z.string().min(8).max(1024), role: z.enum(["admin", "member"]).default("member") })
+  .strict();
+
+export const userOutput = z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "member"]), createdAt: z.string() });

@@ -1,0 +1,55 @@
+// Session JWTs are verified locally with identity's public keys, fetched once and again only
+// when a token names a key this edge has not seen (rotation), at most every few seconds.
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from "jose";
+import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
+import type { SessionPrincipal } from "../identity/token-resolver.js";
+import { SESSION_ALGORITHM, } from "../identity/session-keys.js";
+import { SESSION_AUDIENCE, SESSION_ISSUER } from "../identity/sessions.js";
+import { ROLES, type Role } from "../identity/users.js";
+import { UnauthenticatedError } from "../platform/errors.js";
+import { callUnary } from "../platform/grpc.js";
+
+export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
+
+export interface SessionVerifier {
+  verify(jwt: string): Promise<SessionPrincipal>;
+}
+
+export function createSessionVerifier(identity: IdentityServiceClient): SessionVerifier {
+  let keySet: ReturnType<typeof createLocalJWKSet> | undefined;
+  let fetchedAt = 0;
+  const refresh = async () => {
+    const { jwksJson } = await callUnary(identity.getSigningKeys.bind(identity), {});
+    keySet = createLocalJWKSet(JSON.parse(jwksJson) as JSONWebKeySet);
+    fetchedAt = Date.now();
+  };
+  const check = async (jwt: string) => {
+    if (!keySet) await refresh();
+    try {
+      return await jwtVerify(jwt, keySet!, { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, algorithms: [SESSION_ALGORITHM] });
+    } catch (error) {
+      if (error instanceof joseErrors.JWKSNoMatchingKey && Date.now() - fetchedAt > JWKS_REFRESH_MIN_INTERVAL_MS) {
+        await refresh();
+        return jwtVerify(jwt, keySet!, { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, algorithms: [SESSION_ALGORITHM] });
+      }
+      throw error;
+    }
+  };
+  return {
+    async verify(jwt) {
+      let payload;
+      try {
+        ({ payload } = await check(jwt));
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError("session_expired", "The session has expired; log in again.");
+        if (error instanceof joseErrors.JOSEError) throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+        throw error; // identity unreachable: a 503 from the caller's error mapping
+      }
+      const role = payload.role as Role;
+      if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || !ROLES.includes(role)) {
+        throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+      }
+      return { kind: "session", tenantId: payload.tid, credentialId: payload.sub, role, expiresAtMs: (payload.exp ?? 0) * 1000 };
+    },
+  };
+}

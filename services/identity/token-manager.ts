@@ -1,0 +1,76 @@
+// The API token manager: create (value shown once), list (never the value), revoke.
+import type { Queryable } from "../platform/db.js";
+import { NotFoundError, ValidationError } from "../platform/errors.js";
+import { newId } from "../platform/ids.js";
+import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { generateToken, hashToken, type TokenType } from "./tokens.js";
+
+export interface TokenRecord {
+  id: string;
+  name: string;
+  type: TokenType;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  type: TokenType;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function fromRow(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: iso(row.expires_at),
+    lastUsedAt: iso(row.last_used_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+export async function createToken(
+  db: Queryable,
+  tenantId: string,
+  input: { name: string; type: TokenType; expiresAt: string | null },
+): Promise<{ token: TokenRecord; value: string }> {
+  if (input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now()) {
+    throw new ValidationError("expiresAt must be in the future", [{ path: "expiresAt", message: "must be in the future" }]);
+  }
+  const value = generateToken(input.type);
+  const { rows } = await db.query<TokenRow>(
+    `INSERT INTO api_tokens (id, tenant_id, name, type, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, name, type, created_at, expires_at, last_used_at, revoked_at`,
+    [newId("tok"), tenantId, input.name, input.type, hashToken(value), input.expiresAt],
+  );
+  return { token: fromRow(rows[0]), value };
+}
+
+export async function listTokens(db: Queryable, tenantId: string, limit: number, cursor?: string): Promise<Page<TokenRecord>> {
+  const { rows } = await db.query<TokenRow>(
+    `SELECT id, name, type, created_at, expires_at, last_used_at, revoked_at FROM api_tokens
+      WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [tenantId, decodeCursor(cursor), limit + 1],
+  );
+  const page = toPage(rows, limit);
+  return { data: page.data.map(fromRow), nextCursor: page.nextCursor };
+}
+
+/** Marks the token revoked; revoking twice is harmless. */
+export async function revokeToken(db: Queryable, tenantId: string, id: string): Promise<void> {
+  const { rowCount } = await db.query(
+    "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2",
+    [tenantId, id],
+  );
+  if (rowCount === 0) throw new NotFoundError("token_not_found", `No token ${id}.`);
+}

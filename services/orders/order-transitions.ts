@@ -1,0 +1,76 @@
+// Moving an order along its state machine: the stock effect in inventory (over gRPC, in the
+// same operation context so inventory's events share our transaction id), then the guarded
+// status update and its events in one transaction. A saga undoes the stock effect when the
+// local part fails.
+import type { PoolClient } from "../platform/db.js";
+import { AppError, ConflictError, ValidationError } from "../platform/errors.js";
+import { appendEvents, type NewEvent } from "../platform/outbox.js";
+import type { OrdersDeps } from "./deps.js";
+import { stockLinesOf } from "./inventory-port.js";
+import { assertOrderTransition, isOrderStatus, stockEffectOf, type OrderStatus } from "./order-status.js";
+import { getOrder, lockOrder, type Order } from "./orders.js";
+import { withSagaTransaction, type Saga } from "./saga.js";
+
+/** POST /orders/{id}/status: one transition, one transaction id for all its events. */
+export async function changeOrderStatus(deps: OrdersDeps, tenantId: string, orderId: string, status: string): Promise<Order> {
+  if (!isOrderStatus(status)) {
+    throw new ValidationError(`Unknown order status "${status}".`, [{ path: "status", message: "not an order status" }]);
+  }
+  return withSagaTransaction(deps.pool, deps.logger, async (client, saga) => {
+    const order = await lockOrder(client, tenantId, orderId);
+    await moveOrder(deps, client, saga, tenantId, order, status);
+    return getOrder(client, tenantId, orderId);
+  });
+}
+
+/**
+ * Moves `order` (locked by the caller's transaction, `client`) to `to`. Callers: the status
+ * endpoint, a ready order's first shipment (→ inProgress), the last delivery (→ completed).
+ */
+export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga, tenantId: string, order: Order, to: OrderStatus): Promise<void> {
+  assertOrderTransition(order.status, to);
+  const lines = stockLinesOf(order.orderItems);
+  switch (stockEffectOf(to)) {
+    case "reserve":
+      try {
+        await deps.inventory.reserve(tenantId, order.id, lines);
+      } catch (error) {
+        // A refusal (insufficient_stock …) reserved nothing; a lost answer may have reserved.
+        if (!isRefusal(error)) saga.onFailure("release stock", () => deps.inventory.release(tenantId, order.id));
+        throw error;
+      }
+      // While we hold the order's lock and it is pending, any reservation of it is ours to undo.
+      saga.onFailure("release stock", () => deps.inventory.release(tenantId, order.id));
+      break;
+    case "release":
+      // Re-reserving is a no-op when the release never happened (reservations are per order).
+      if (order.status !== "pending") saga.onFailure("reserve stock again", () => deps.inventory.reserve(tenantId, order.id, lines));
+      await deps.inventory.release(tenantId, order.id);
+      break;
+    case "consume":
+      // Not undoable; if the commit below fails the order stays inProgress and retrying is safe,
+      // because consuming an order whose reservation is already consumed is a no-op.
+      await deps.inventory.consume(tenantId, order.id);
+      break;
+    case "none":
+      break;
+  }
+  // The guard keeps two transitions from both winning even if a caller forgot the lock.
+  const { rowCount } = await client.query(
+    "UPDATE orders SET status = $4, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND status = $3",
+    [order.id, tenantId, order.status, to],
+  );
+  if (rowCount === 0) {
+    throw new ConflictError("invalid_status_transition", `The order is no longer ${order.status}; it changed meanwhile.`);
+  }
+  const events: NewEvent[] = [
+    { tenantId, kind: "order.status.changed", payload: { orderId: order.id, previousOrderStatus: order.status, currentOrderStatus: to } },
+  ];
+  if (to === "cancelled") events.push({ tenantId, kind: "order.cancelled", payload: { orderId: order.id, previousOrderStatus: order.status } });
+  if (to === "completed") events.push({ tenantId, kind: "order.completed", payload: { orderId: order.id } });
+  await appendEvents(client, deps.topology, events);
+}
+
+function isRefusal(error: unknown): boolean {
+  return error instanceof AppError && error.status < 500;
+}

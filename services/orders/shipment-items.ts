@@ -1,0 +1,30 @@
+// Which items a new shipment carries: what the caller listed, checked against what the order
+// has left to ship, or by default everything the order's earlier shipments did not cover.
+import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
+import { stockLinesOf, type StockLine } from "./inventory-port.js";
+
+export function resolveShipmentItems(ordered: readonly StockLine[], shipped: readonly StockLine[], requested: readonly StockLine[] | undefined): StockLine[] {
+  const left = new Map(stockLinesOf(ordered).map((l) => [l.productId, l.quantity]));
+  for (const line of shipped) if (left.has(line.productId)) left.set(line.productId, left.get(line.productId)! - line.quantity);
+
+  if (!requested || requested.length === 0) {
+    const rest = [...left].filter(([, quantity]) => quantity > 0).map(([productId, quantity]) => ({ productId, quantity }));
+    if (rest.length === 0) throw new ConflictError("order_fully_shipped", "Every item of this order is already in a shipment.");
+    return rest;
+  }
+
+  const errors: FieldError[] = [];
+  requested.forEach((item, index) => {
+    const remaining = left.get(item.productId);
+    if (remaining === undefined) {
+      errors.push({ path: `items.${index}.productId`, message: "not a product of this order" });
+      return;
+    }
+    if (item.quantity > remaining) {
+      errors.push({ path: `items.${index}.quantity`, message: `more than the order has left to ship (${Math.max(remaining, 0)})` });
+    }
+    left.set(item.productId, remaining - item.quantity);
+  });
+  if (errors.length > 0) throw new ValidationError("The shipment's items do not fit the order.", errors);
+  return stockLinesOf(requested);
+}

@@ -1,0 +1,109 @@
+// /v1/orders beyond creation: listing with filters and cursors, PUT with order.updated, and the
+// Idempotency-Key of POST /orders.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, createCustomer, createOrder, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { startStack, type Stack } from "./support/stack.js";
+
+let stack: Stack;
+let call: Call;
+let customerId: string;
+beforeAll(async () => {
+  stack = await startStack();
+  call = client(stack);
+  customerId = await createCustomer(call);
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const item = { productId: "prd_01jc0000000000000000000001", quantity: 1, price: "3.00" };
+
+describe("GET /v1/orders", () => {
+  it("lists newest first, filters by status and customer, and pages with a cursor", async () => {
+    const buyer = await createCustomer(call);
+    const orders = [];
+    for (let i = 0; i < 3; i++) orders.push(await createOrder(call, buyer, [item]));
+    expect((await setOrderStatus(call, orders[0].id, "cancelled")).status).toBe(200);
+
+    const page1 = await call(`/orders?customerId=${buyer}&limit=2`);
+    expect(page1.status).toBe(200);
+    expect(page1.body.data.map((o: any) => o.id)).toEqual([orders[2].id, orders[1].id]);
+    expect(page1.body.data[0]).toEqual(orders[2]);
+    const page2 = await call(`/orders?customerId=${buyer}&limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
+    expect(page2.body.nextCursor).toBeNull();
+
+    expect((await call(`/orders?customerId=${buyer}&status=cancelled`)).body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
+    expect((await call(`/orders?customerId=${buyer}&status=pending`)).body.data).toHaveLength(2);
+    expect((await call("/orders?limit=1")).body.data).toHaveLength(1);
+  });
+
+  it.each(["status=shipped", "limit=0", "limit=101", "limit=abc", "cursor=%%%"])("answers 400 to ?%s", async (query) => {
+    const answer = await call(`/orders?${query}`);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("content-type")).toContain("application/problem+json");
+  });
+});
+
+describe("PUT /v1/orders/{id}", () => {
+  it("sets and clears the due date, emitting order.updated with changedFields", async () => {
+    const order = await createOrder(call, customerId, [item]);
+    const set = await call(`/orders/${order.id}`, { method: "PUT", json: { dueDate: "2027-03-01" } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ id: order.id, dueDate: "2027-03-01T00:00:00.000Z", total: "3.00", status: "pending" });
+    const cleared = await call(`/orders/${order.id}`, { method: "PUT", json: { dueDate: null } });
+    expect(cleared.body.dueDate).toBeNull();
+    const same = await call(`/orders/${order.id}`, { method: "PUT", json: { dueDate: null } });
+    expect(same.body.updatedAt).toBe(cleared.body.updatedAt);
+
+    const events = await eventsUntil(stack, (e) => e.orderId === order.id && e.kind === "order.updated", ["order.updated"]);
+    await eventsUntil(stack, (e) => e.orderId === order.id && e.kind === "order.updated" && e.dueDate === null, ["order.updated"]);
+    expect(events[0]).toMatchObject({ orderId: order.id, dueDate: "2027-03-01T00:00:00.000Z", changedFields: ["dueDate"], total: "3.00" });
+  });
+
+  it("refuses empty or unknown fields (422), closed orders (409) and unknown orders (404)", async () => {
+    const order = await createOrder(call, customerId, [item]);
+    expect((await call(`/orders/${order.id}`, { method: "PUT", json: {} })).status).toBe(422);
+    expect((await call(`/orders/${order.id}`, { method: "PUT", json: { status: "ready" } })).status).toBe(422);
+    expect((await call(`/orders/${order.id}`, { method: "PUT", json: { dueDate: "soon" } })).status).toBe(422);
+    expect((await call(`/orders/${order.id}`, { method: "PUT", json: { customerId: null } })).status).toBe(422);
+    expect((await setOrderStatus(call, order.id, "cancelled")).status).toBe(200);
+    const closed = await call(`/orders/${order.id}`, { method: "PUT", json: { dueDate: "2027-01-01" } });
+    expect(closed.status).toBe(409);
+    expect(closed.body.code).toBe("order_not_editable");
+    expect((await call("/orders/ord_01jc0000000000000000000000", { method: "PUT", json: { dueDate: null } })).status).toBe(404);
+  });
+});
+
+describe("Idempotency-Key on POST /v1/orders", () => {
+  it("replays the first answer for a retry with the same key and body, creating one order", async () => {
+    const json = { shortId: "IDEM-1", customerId, currency: "EUR", orderItems: [item] };
+    const headers = { "idempotency-key": "order-key-1" };
+    const first = await call("/orders", { json, headers });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const retry = await call("/orders", { json, headers });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.body).toEqual(first.body);
+    const created = await eventsUntil(stack, (e) => e.kind === "order.created" && e.shortId === "IDEM-1", ["order.created"]);
+    expect(created).toHaveLength(1);
+  });
+
+  it("answers 422 idempotency_key_reused for the same key with another body", async () => {
+    const headers = { "idempotency-key": "order-key-2" };
+    expect((await call("/orders", { json: { shortId: "IDEM-2", customerId, currency: "EUR", orderItems: [item] }, headers })).status).toBe(201);
+    const reused = await call("/orders", { json: { shortId: "IDEM-3", customerId, currency: "EUR", orderItems: [item] }, headers });
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe("idempotency_key_reused");
+    expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "IDEM-3")).toBe(false);
+  });
+
+  it("does not store a key whose request failed, so a corrected retry goes through", async () => {
+    const headers = { "idempotency-key": "order-key-3" };
+    const json = { shortId: "IDEM-4", customerId: "cus_01jc0000000000000000000000", currency: "EUR", orderItems: [item] };
+    expect((await call("/orders", { json, headers })).status).toBe(422);
+    // Another body under the same key: the failed attempt left no record to conflict with.
+    expect((await call("/orders", { json: { ...json, customerId }, headers })).status).toBe(201);
+  });
+});

@@ -1,0 +1,155 @@
+// The order transition's saga against a real PostgreSQL with a fake inventory: what a failed
+// local step undoes in inventory, what it leaves alone, and that one order moves one at a time.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCustomer } from "../services/orders/customers.js";
+import type { OrdersDeps } from "../services/orders/deps.js";
+import type { InventoryPort } from "../services/orders/inventory-port.js";
+import { changeOrderStatus } from "../services/orders/order-transitions.js";
+import { createOrder, getOrder } from "../services/orders/orders.js";
+import { createPool, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
+import { ConflictError, UnavailableError } from "../services/platform/errors.js";
+import { createLogger } from "../services/platform/logger.js";
+import type { Topology } from "../services/platform/nats.js";
+import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+
+const TENANT = "ten_01jc0000000000000000000000";
+let env: TestEnvironment;
+let pool: Pool;
+let customerId: string;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  pool = createPool({ databaseUrl: env.databaseUrl, schema: "orders", applicationName: "orders-saga-test" });
+  await migrate(pool, "orders", [PLATFORM_MIGRATIONS_DIR, path.resolve(import.meta.dirname, "../services/orders/migrations")]);
+  customerId = (await createCustomer(deps(fakeInventory()), TENANT, { name: "Saga" })).value.id;
+});
+afterAll(async () => {
+  await pool?.end();
+  await env?.cleanup();
+});
+
+function fakeInventory(overrides: Partial<InventoryPort> = {}) {
+  return {
+    reserve: vi.fn(overrides.reserve ?? (async () => ({ reserved: true }))),
+    release: vi.fn(overrides.release ?? (async () => ({ released: true }))),
+    consume: vi.fn(overrides.consume ?? (async () => ({ consumed: true }))),
+  };
+}
+
+/** Deps whose outbox write fails for status changes: the local step after the inventory call. */
+function deps(inventory: InventoryPort, options: { failStatusEvents?: boolean } = {}): OrdersDeps {
+  const topology: Topology = {
+    ...env.topology,
+    eventSubject(tenantId, kind) {
+      if (options.failStatusEvents && kind === "order.status.changed") throw new Error("outbox unavailable");
+      return env.topology.eventSubject(tenantId, kind);
+    },
+  };
+  return { pool, topology, inventory, logger: createLogger("orders-saga-test", "silent") };
+}
+
+let n = 0;
+async function newOrder(): Promise<string> {
+  const { value } = await createOrder(deps(fakeInventory()), TENANT, {
+    shortId: `SAGA-${n++}`,
+    customerId,
+    dueDate: null,
+    currency: "EUR",
+    orderItems: [
+      { productId: "prd_a", quantity: 2, price: "1.00" },
+      { productId: "prd_a", quantity: 1, price: "1.00" },
+      { productId: "prd_b", quantity: 1, price: "1.00" },
+    ],
+  });
+  return value.id;
+}
+
+async function statusChangesOf(orderId: string): Promise<number> {
+  const { rows } = await pool.query("SELECT count(*)::int AS n FROM orders.outbox WHERE kind = 'order.status.changed' AND event->>'orderId' = $1", [orderId]);
+  return rows[0].n;
+}
+
+describe("moving to ready", () => {
+  it("reserves one line per product", async () => {
+    const inventory = fakeInventory();
+    const orderId = await newOrder();
+    expect((await changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).status).toBe("ready");
+    expect(inventory.reserve).toHaveBeenCalledWith(TENANT, orderId, [
+      { productId: "prd_a", quantity: 3 },
+      { productId: "prd_b", quantity: 1 },
+    ]);
+    expect(inventory.release).not.toHaveBeenCalled();
+    expect(await statusChangesOf(orderId)).toBe(1);
+  });
+
+  it("releases the reservation when the local step fails after it, and stays pending", async () => {
+    const inventory = fakeInventory();
+    const orderId = await newOrder();
+    await expect(changeOrderStatus(deps(inventory, { failStatusEvents: true }), TENANT, orderId, "ready")).rejects.toThrow("outbox unavailable");
+    expect(inventory.reserve).toHaveBeenCalledOnce();
+    expect(inventory.release).toHaveBeenCalledWith(TENANT, orderId);
+    expect((await getOrder(pool, TENANT, orderId)).status).toBe("pending");
+    expect(await statusChangesOf(orderId)).toBe(0);
+  });
+
+  it("passes a refusal through unchanged and undoes nothing: a refused reservation took nothing", async () => {
+    const refusal = new ConflictError("insufficient_stock", "Not enough prd_a.");
+    const inventory = fakeInventory({ reserve: async () => Promise.reject(refusal) });
+    const orderId = await newOrder();
+    await expect(changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).rejects.toBe(refusal);
+    expect(inventory.release).not.toHaveBeenCalled();
+    expect((await getOrder(pool, TENANT, orderId)).status).toBe("pending");
+  });
+
+  it("releases after a lost answer, which may have reserved", async () => {
+    const inventory = fakeInventory({ reserve: async () => Promise.reject(new UnavailableError("upstream_unavailable", "timeout")) });
+    const orderId = await newOrder();
+    await expect(changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).rejects.toMatchObject({ status: 503 });
+    expect(inventory.release).toHaveBeenCalledOnce();
+  });
+
+  it("lets concurrent requests for one order reach inventory one at a time; the second is refused without a call", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const inventory = fakeInventory({
+      reserve: async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((r) => setTimeout(r, 50));
+        inFlight--;
+        return { reserved: true };
+      },
+    });
+    const orderId = await newOrder();
+    const results = await Promise.allSettled([changeOrderStatus(deps(inventory), TENANT, orderId, "ready"), changeOrderStatus(deps(inventory), TENANT, orderId, "ready")]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(rejected.reason).toMatchObject({ code: "invalid_status_transition" });
+    expect(inventory.reserve).toHaveBeenCalledOnce();
+    expect(maxInFlight).toBe(1);
+  });
+});
+
+describe("cancelling and completing", () => {
+  it("reserves again when a cancel's local step fails after the release", async () => {
+    const orderId = await newOrder();
+    await changeOrderStatus(deps(fakeInventory()), TENANT, orderId, "ready");
+    const inventory = fakeInventory();
+    await expect(changeOrderStatus(deps(inventory, { failStatusEvents: true }), TENANT, orderId, "cancelled")).rejects.toThrow();
+    expect(inventory.release).toHaveBeenCalledOnce();
+    expect(inventory.reserve).toHaveBeenCalledWith(TENANT, orderId, [
+      { productId: "prd_a", quantity: 3 },
+      { productId: "prd_b", quantity: 1 },
+    ]);
+    expect((await getOrder(pool, TENANT, orderId)).status).toBe("ready");
+  });
+
+  it("calls consume on completion and release on cancel, and nothing for inProgress", async () => {
+    const inventory = fakeInventory();
+    const orderId = await newOrder();
+    for (const status of ["ready", "inProgress", "completed"]) await changeOrderStatus(deps(inventory), TENANT, orderId, status);
+    expect(inventory.reserve).toHaveBeenCalledOnce();
+    expect(inventory.consume).toHaveBeenCalledOnce();
+    expect(inventory.release).not.toHaveBeenCalled();
+  });
+});
