@@ -6,8 +6,10 @@ import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
+let customerId: string;
 beforeAll(async () => {
   stack = await startStack();
+  customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Event Reader" } })).body.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -28,7 +30,7 @@ describe("event log and catalog", () => {
     for (const n of [1, 2, 3]) {
       const created = await request(`${stack.baseUrl}/orders`, {
         token: stack.token,
-        json: { shortId: `EV-${n}`, customerId: "cus_1", currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] },
+        json: { shortId: `EV-${n}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] },
       });
       expect(created.status).toBe(201);
       ids.push(created.body.id);

@@ -182,12 +182,12 @@ describe("POST /v1/inventory/adjustments", () => {
 describe("bytes PostgreSQL refuses", () => {
   it("answer 4xx or an empty list, never 5xx", async () => {
     const productId = await newProduct();
-    expect((await request(`${inventoryUrl}?productId=%00`, { token: stack.token })).body).toEqual({ data: [], nextCursor: null });
+    expect((await request(`${inventoryUrl}?productId=%00`, { token: stack.token })).status).toBe(400);
     expect((await request(`${inventoryUrl}?location=a%00b`, { token: stack.token })).status).toBe(400);
     const cursor = Buffer.from(JSON.stringify([productId, "a\u0000"])).toString("base64url");
     expect((await request(`${inventoryUrl}?cursor=${cursor}`, { token: stack.token })).status).toBe(400);
     expect((await adjust({ productId, delta: 1, reason: "a\u0000b" })).status).toBe(422);
-    expect((await adjust({ productId: "prd_\u0000", delta: 1 })).status).toBe(404);
+    expect((await adjust({ productId: "prd_\u0000", delta: 1 })).status).toBe(422);
     expect((await adjust({ productId, delta: 1, reason: "line one\nline two" })).status).toBe(201);
   });
 });

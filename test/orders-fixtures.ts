@@ -5,11 +5,11 @@ import pg from "pg";
 import { expect } from "vitest";
 import { newId } from "../services/platform/ids.js";
 import { readStream, type StoredMessage } from "./support/bus.js";
-import { eventually, request } from "./support/http.js";
+import { eventually, request, type Answer } from "./support/http.js";
 import type { Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 
-export type Call = (path: string, init?: { method?: string; json?: unknown; headers?: Record<string, string> }) => ReturnType<typeof request>;
+export type Call = (path: string, init?: { method?: string; json?: unknown; headers?: Record<string, string> }) => Promise<Answer>;
 
 /** An HTTP client bound to the stack's base URL and one token. */
 export function client(stack: Stack, token = stack.token): Call {

@@ -42,7 +42,7 @@ describe("can", () => {
 });
 
 function fakeCtx(principal?: { tokenType: TokenType }): Context {
-  return { state: principal ? { principal: { tenantId: "ten_1", tokenId: "tok_1", ...principal } } : {} } as unknown as Context;
+  return { state: principal ? { principal: { kind: "token", tenantId: "ten_1", credentialId: "tok_1", expiresAtMs: 0, ...principal } } : {} } as unknown as Context;
 }
 
 describe("requires", () => {

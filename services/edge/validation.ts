@@ -3,7 +3,12 @@ import type { z } from "zod";
 import { BadRequestError, ValidationError } from "../platform/errors.js";
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  if (body === undefined) throw new ValidationError("A JSON body is required.", [{ path: "", message: "required" }]);
+  if (body === undefined) {
+    // No body is fine where every field is optional: it means "{}".
+    const empty = schema.safeParse({});
+    if (empty.success) return empty.data;
+    throw new ValidationError("A JSON body is required.", [{ path: "", message: "required" }]);
+  }
   const result = schema.safeParse(body);
   if (!result.success) {
     throw new ValidationError(

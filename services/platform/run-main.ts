@@ -15,32 +15,41 @@ export function runMain<C>(name: string, load: () => C, start: (config: C) => Pr
     process.stderr.write(`${name}: ${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(2);
   }
+  // Signals are handled from the first moment: one that arrives while the service is still
+  // starting stops it as soon as start() returns, instead of killing it half-way.
+  let handle: ServiceHandle | undefined;
+  let requested: string | undefined;
+  const shutdown = (signal: string) => {
+    if (requested) return;
+    requested = signal;
+    process.stderr.write(`${name}: ${signal} received, draining…\n`);
+    const timer = setTimeout(() => {
+      process.stderr.write(`${name}: drain took longer than ${SHUTDOWN_TIMEOUT_MS} ms, exiting\n`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    if (handle) void stopAndExit(name, handle);
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
   start(config).then(
-    (handle) => {
-      let stopping = false;
-      const shutdown = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        process.stderr.write(`${name}: ${signal} received, draining…\n`);
-        const timer = setTimeout(() => {
-          process.stderr.write(`${name}: drain took longer than ${SHUTDOWN_TIMEOUT_MS} ms, exiting\n`);
-          process.exit(1);
-        }, SHUTDOWN_TIMEOUT_MS);
-        timer.unref();
-        handle.stop().then(
-          () => process.exit(0),
-          (error) => {
-            process.stderr.write(`${name}: error while stopping: ${String(error)}\n`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on("SIGTERM", () => shutdown("SIGTERM"));
-      process.on("SIGINT", () => shutdown("SIGINT"));
+    (started) => {
+      handle = started;
+      if (requested) void stopAndExit(name, started);
     },
     (error) => {
       process.stderr.write(`${name}: failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
       process.exit(1);
     },
   );
+}
+
+async function stopAndExit(name: string, handle: ServiceHandle): Promise<void> {
+  try {
+    await handle.stop();
+    process.exit(0);
+  } catch (error) {
+    process.stderr.write(`${name}: error while stopping: ${String(error)}\n`);
+    process.exit(1);
+  }
 }
