@@ -1,11 +1,47 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
+import { SECRET_KEY_BYTES } from "./secrets.js";
 
-export const dispatcherConfigSchema = z.object({
-  ...baseConfigShape,
-  GRPC_PORT: port.default(DEFAULT_PORTS.dispatcher.grpc),
-  OPS_PORT: port.default(DEFAULT_PORTS.dispatcher.ops),
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
+/** The edge waits this long (plus a margin) for a synchronous test delivery. */
+export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
+export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
+
+const secretKey = z
+  .string()
+  .refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
+    message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
+  });
+
+const retrySchedule = z.string().transform((value, ctx) => {
+  try {
+    return parseRetrySchedule(value);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
 });
+
+export const dispatcherConfigSchema = z
+  .object({
+    ...baseConfigShape,
+    GRPC_PORT: port.default(DEFAULT_PORTS.dispatcher.grpc),
+    OPS_PORT: port.default(DEFAULT_PORTS.dispatcher.ops),
+    NODE_ENV: z.string().optional(),
+    /** AES-256-GCM key sealing hook secrets at rest (base64 of 32 bytes); required in production. */
+    WEBHOOK_SECRET_KEY: secretKey.optional(),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+    /** Delays after each failed attempt, in milliseconds once parsed. */
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(MAX_WEBHOOK_TIMEOUT_MS).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
+    /** Deliveries to one hook in flight at once (per dispatcher replica). */
+    WEBHOOK_CONCURRENCY_PER_HOOK: z.coerce.number().int().min(1).max(256).default(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+  })
+  .refine((config) => config.NODE_ENV !== "production" || config.WEBHOOK_SECRET_KEY !== undefined, {
+    path: ["WEBHOOK_SECRET_KEY"],
+    message: "is required when NODE_ENV=production (hook secrets could not be read after a restart otherwise)",
+  });
 
 export type DispatcherConfig = Readonly<z.output<typeof dispatcherConfigSchema>>;
 

@@ -1,17 +1,23 @@
-// The dispatcher: consumes EVENTS, keeps the tenant event log, and (next) fans events out to hooks.
+// The dispatcher: consumes EVENTS into the tenant event log and fans each event out to the hooks
+// subscribed to its kind (through its outbox into DELIVERIES); consumes DELIVERIES and sends the
+// signed webhooks; serves hooks, executions and the event log over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Counter } from "prom-client";
+import { Counter, Histogram } from "prom-client";
+import { DispatcherServiceService } from "../gen/waybill/dispatcher/v1/dispatcher.js";
 import { startConsumer } from "../platform/consumer.js";
-import type { EventEnvelope } from "../platform/events/catalog.js";
+import { startGrpcServer } from "../platform/grpc.js";
 import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
+import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
-import { listEvents, recordEvent } from "./event-log.js";
-import { DispatcherServiceService, type ListEventsRequest, type ListEventsResponse } from "../gen/waybill/dispatcher/v1/dispatcher.js";
-import { startGrpcServer, unary } from "../platform/grpc.js";
-import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
+import { startDeliveriesConsumer } from "./deliveries-consumer.js";
+import { createDeliverer } from "./delivery.js";
+import { takeEvent } from "./event-intake.js";
+import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
+import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
+import { createSender } from "./sender.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
@@ -26,8 +32,43 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
   const runtime = await startRuntime({ service: "dispatcher", schema: DISPATCHER_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger, ops } = runtime;
-    const received = new Counter({ name: "waybill_dispatcher_events_received_total", help: "Events consumed from EVENTS", labelNames: ["kind"], registers: [ops.registry] });
-    const consumer = await startConsumer({
+    const registers = [ops.registry];
+    const received = new Counter({ name: "waybill_dispatcher_events_received_total", help: "Events consumed from EVENTS", labelNames: ["kind"], registers });
+    const attempts = new Counter({ name: "waybill_webhook_attempts_total", help: "Delivery attempts by outcome", labelNames: ["outcome"], registers });
+    const attemptSeconds = new Histogram({ name: "waybill_webhook_attempt_duration_seconds", help: "Duration of delivery attempts", registers });
+    const deferred = new Counter({ name: "waybill_webhook_deferred_total", help: "Deliveries handed back to JetStream without an attempt", labelNames: ["reason"], registers });
+
+    if (!config.WEBHOOK_SECRET_KEY) {
+      logger.warn(
+        "WEBHOOK_SECRET_KEY is not set: hook secrets are sealed with a key that lives only in this process; " +
+          "after a restart no hook created now can be signed for. Set WEBHOOK_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
+      );
+    }
+    const secrets = createSecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY ?? generateSecretKey()));
+    const sender = createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+    runtime.defer(sender.close);
+    const deliverer = createDeliverer({ db: pool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
+
+    const deliveries = await startDeliveriesConsumer({
+      bus,
+      deliverer,
+      logger,
+      perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
+      onOutcome: (outcome) => {
+        if (outcome.kind !== "attempted") return;
+        attempts.inc({ outcome: outcome.execution.outcome });
+        attemptSeconds.observe(outcome.execution.durationMs / 1000);
+      },
+      onDeferred: (reason) => deferred.inc({ reason }),
+    });
+    runtime.defer(deliveries.stop);
+
+    // Publishes the fan-out (and manual re-deliveries) written to the outbox.
+    const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
+    await relay.start();
+    runtime.defer(relay.stop);
+
+    const events = await startConsumer({
       bus,
       stream: bus.topology.eventsStream,
       durable: EVENTS_CONSUMER,
@@ -35,36 +76,22 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       logger,
       concurrency: 8,
       handle: async (message) => {
-        const event = message.json<EventEnvelope>();
         const tenantId = message.headers?.get(TENANT_ID_NATS_HEADER);
         if (!tenantId) {
           logger.warn({ subject: message.subject }, "event without tenant header dropped");
           return;
         }
-        const fresh = await recordEvent(pool, tenantId, event);
-        if (fresh) {
-          received.inc({ kind: event.kind });
-          logger.info({ eventId: event.id, kind: event.kind, tenantId }, "event received");
+        const intake = await takeEvent({ pool, topology: bus.topology }, tenantId, message.string());
+        if (intake.fresh) {
+          received.inc({ kind: intake.event.kind });
+          logger.info({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries }, "event received");
         }
       },
     });
-    runtime.defer(consumer.stop);
+    runtime.defer(events.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
-      [
-        DispatcherServiceService,
-        {
-          listEvents: unary<ListEventsRequest, ListEventsResponse>(logger, async (request) => {
-            const page = await listEvents(pool, request.tenantId, {
-              kind: request.kind,
-              after: request.after,
-              limit: request.limit || DEFAULT_PAGE_LIMIT,
-              cursor: request.cursor,
-            });
-            return { eventsJson: page.data.map((e) => JSON.stringify(e)), nextCursor: page.nextCursor ?? undefined };
-          }),
-        },
-      ],
+      [DispatcherServiceService, dispatcherGrpcHandlers({ pool, topology: bus.topology, secrets, deliverer }, logger)],
     ]);
     runtime.defer(grpc.stop);
     logger.info({ grpcPort: grpc.port }, "dispatcher started");

@@ -15,6 +15,7 @@ import { shipmentsRoutes } from "./routes/shipments.js";
 import { productsRoutes } from "./routes/products.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { eventsRoutes } from "./routes/events.js";
+import { hooksRoutes } from "./routes/hooks.js";
 import type { Api, RouteSpec } from "./route.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
@@ -41,6 +42,7 @@ export function registerRoutes(api: Api, clients: BackendClients): void {
   productsRoutes(api, clients.inventory);
   inventoryRoutes(api, clients.inventory);
   eventsRoutes(api, clients.dispatcher);
+  hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
 }
 

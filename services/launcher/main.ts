@@ -3,6 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { loadDispatcherConfig } from "../dispatcher/config.js";
+import { ensureSecretKeyFile } from "../dispatcher/secret-key-file.js";
 import { startDispatcher } from "../dispatcher/service.js";
 import { DEFAULT_HTTP_PORT, loadEdgeConfig } from "../edge/config.js";
 import { startEdge } from "../edge/service.js";
@@ -60,7 +61,9 @@ async function main(): Promise<void> {
     const mqttPort = await choosePort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT);
 
     // In one process the services talk over loopback on ports the OS picks.
-    const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0" };
+    // Hook secrets stay readable across restarts: without WEBHOOK_SECRET_KEY, a key kept in the data folder.
+    const webhookSecretKey = process.env.WEBHOOK_SECRET_KEY || (await ensureSecretKeyFile(dataDir));
+    const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0", WEBHOOK_SECRET_KEY: webhookSecretKey };
     const identity = await startIdentity(loadIdentityConfig(env));
     running.push(identity);
     const inventory = await startInventory(loadInventoryConfig(env));

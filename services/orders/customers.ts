@@ -116,7 +116,11 @@ export async function getCustomer(db: Queryable, tenantId: string, id: string): 
 /** For references from other resources: an unknown customer is a field error of the referring request (422), not a 404. */
 export async function assertCustomerExists(db: Queryable, tenantId: string, id: string, path = "customerId"): Promise<void> {
   const { rowCount } = await db.query("SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
-  if (rowCount === 0) throw new ValidationError(`No customer ${id} in this tenant.`, [{ path, message: "no such customer" }]);
+  if (rowCount === 0) throw customerNotFound(id, path);
+}
+
+export function customerNotFound(id: string, path = "customerId"): ValidationError {
+  return new ValidationError(`No customer ${id} in this tenant.`, [{ path, message: "no such customer" }]);
 }
 
 export async function listCustomers(db: Queryable, tenantId: string, limit: number, cursor?: string | null): Promise<Page<Customer>> {

@@ -1,13 +1,13 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
-import { withTransaction, type Queryable } from "../platform/db.js";
+import { notifyCommitted, withTransaction, type Queryable } from "../platform/db.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "../platform/money.js";
-import { appendEvents } from "../platform/outbox.js";
+import { appendEvents, outboxInsertSql, outboxRecords } from "../platform/outbox.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { assertCustomerExists } from "./customers.js";
+import { assertCustomerExists, customerNotFound } from "./customers.js";
 import { UNIQUE_VIOLATION, type OrdersDeps } from "./deps.js";
 import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
 
@@ -94,13 +94,26 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
   // Stored as the instant we answer with, whatever the database session's time zone.
   const dueDate = input.dueDate ? toInstant(input.dueDate, "dueDate") : null;
 
-  return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, async () => {
-    await assertCustomerExists(client, tenantId, input.customerId);
-    const inserted = await client
+  const order: Order = { id, shortId: input.shortId, customerId: input.customerId, dueDate, currency: input.currency, status: "pending", orderItems: items, total, createdAt: "", updatedAt: "" };
+
+  // The order, its items and its event in one statement: one round trip and atomic without
+  // BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
+  const insert = async (db: Queryable): Promise<Order> => {
+    const { rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
+    const { rows } = await db
       .query<{ created_at: Date; updated_at: Date }>(
-        `INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7) RETURNING created_at, updated_at`,
-        [id, tenantId, input.shortId, input.customerId, dueDate, input.currency, total],
+        `WITH customer AS (SELECT 1 FROM customers WHERE tenant_id = $2 AND id = $4),
+         new_order AS (
+           INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
+           SELECT $1, $2, $3, $4, $5, $6, 'pending', $7 FROM customer RETURNING created_at, updated_at),
+         new_items AS (
+           INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
+           SELECT $1, i.line_no, $2, i.product_id, i.quantity, i.price
+             FROM unnest($8::text[], $9::integer[], $10::numeric[]) WITH ORDINALITY AS i(product_id, quantity, price, line_no)
+            WHERE EXISTS (SELECT 1 FROM new_order)),
+         new_events AS (${outboxInsertSql("$11")} WHERE EXISTS (SELECT 1 FROM new_order))
+         SELECT created_at, updated_at FROM new_order`,
+        [id, tenantId, input.shortId, input.customerId, dueDate, input.currency, total, items.map((i) => i.productId), items.map((i) => i.quantity), items.map((i) => i.price), rowsJson],
       )
       .catch((error: { code?: string }) => {
         if (error.code === UNIQUE_VIOLATION) {
@@ -108,27 +121,16 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
         }
         throw error;
       });
-    await client.query(
-      `INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
-       SELECT $1, i.line_no, $2, i.product_id, i.quantity, i.price
-         FROM unnest($3::text[], $4::integer[], $5::numeric[]) WITH ORDINALITY AS i(product_id, quantity, price, line_no)`,
-      [id, tenantId, items.map((i) => i.productId), items.map((i) => i.quantity), items.map((i) => i.price)],
-    );
-    const order: Order = {
-      id,
-      shortId: input.shortId,
-      customerId: input.customerId,
-      dueDate,
-      currency: input.currency,
-      status: "pending",
-      orderItems: items,
-      total,
-      createdAt: inserted.rows[0].created_at.toISOString(),
-      updatedAt: inserted.rows[0].updated_at.toISOString(),
-    };
-    await appendEvents(client, deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
-    return order;
-  }));
+    if (rows.length === 0) throw customerNotFound(input.customerId);
+    return { ...order, createdAt: rows[0].created_at.toISOString(), updatedAt: rows[0].updated_at.toISOString() };
+  };
+
+  if (!idempotency) {
+    const created = await insert(deps.pool);
+    notifyCommitted(deps.pool);
+    return { value: created, replayed: false };
+  }
+  return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, () => insert(client)));
 }
 
 interface OrderRow {

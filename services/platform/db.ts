@@ -29,7 +29,7 @@ function withDefaultUser(databaseUrl: string): string {
   return url.toString();
 }
 
-export function createPool({ databaseUrl, schema, max = 10, applicationName }: PoolOptions): Pool {
+export function createPool({ databaseUrl, schema, max = Number(process.env.DB_POOL_MAX ?? 10), applicationName }: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(databaseUrl),
     max,
@@ -68,6 +68,11 @@ export function quoteIdent(name: string): string {
 
 const COMMITTED_EVENT = "waybill:committed";
 
+/** Tells listeners a write committed outside withTransaction (a single-statement write). */
+export function notifyCommitted(pool: Pool): void {
+  (pool as unknown as EventEmitter).emit(COMMITTED_EVENT);
+}
+
 /** Calls `listener` after every commit of withTransaction on `pool`; returns the unsubscribe. */
 export function onCommitted(pool: Pool, listener: () => void): () => void {
   const emitter = pool as unknown as EventEmitter;
@@ -81,7 +86,7 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     await client.query("BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
-    (pool as unknown as EventEmitter).emit(COMMITTED_EVENT);
+    notifyCommitted(pool);
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

@@ -23,6 +23,23 @@ export interface NewEvent<K extends EventKind = EventKind> {
 /** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
 export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
+  const { envelopes, rowsJson } = outboxRecords(topology, events);
+  await client.query(outboxInsertSql("$1"), [rowsJson]);
+  return envelopes;
+}
+
+/**
+ * The INSERT of outbox rows given as the JSON of `outboxRecords` in parameter `param`, for a
+ * caller that writes its state and its events in one statement (one round trip, no BEGIN).
+ */
+export function outboxInsertSql(param: string): string {
+  return `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
+     SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset(${param}::jsonb)
+       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`;
+}
+
+/** Validates events against the catalog and builds their envelopes and outbox rows. */
+export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
   const transactionId = currentTransactionId();
   const envelopes: EventEnvelope[] = [];
   const rows: unknown[] = [];
@@ -39,13 +56,7 @@ export async function appendEvents(client: Queryable, topology: Topology, events
       headers: { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: event.tenantId },
     });
   }
-  await client.query(
-    `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-     SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset($1::jsonb)
-       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`,
-    [JSON.stringify(rows)],
-  );
-  return envelopes;
+  return { envelopes, rowsJson: JSON.stringify(rows) };
 }
 
 interface OutboxRow {

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Idempotency } from "../../common/v1/idempotency.js";
 
 export const protobufPackage = "waybill.dispatcher.v1";
 
@@ -38,6 +39,151 @@ export interface ListEventsResponse {
   /** Each event as its JSON document (envelope + flat payload fields). */
   eventsJson: string[];
   nextCursor?: string | undefined;
+}
+
+export interface Hook {
+  id: string;
+  name: string;
+  url: string;
+  /** An event kind of the catalog. */
+  on: string;
+  /** "active" or "paused". */
+  status: string;
+  /** Attempts that succeeded / failed. */
+  successCount: number;
+  errorCount: number;
+  /** Time of the last attempt; absent before the first. */
+  lastRunAt?: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateHookRequest {
+  tenantId: string;
+  name: string;
+  url: string;
+  on: string;
+  idempotency?: Idempotency | undefined;
+}
+
+export interface CreateHookResponse {
+  hook:
+    | Hook
+    | undefined;
+  /** "whsec_" + base64 of 32 random bytes; shown only here and in RotateHookSecret's answer. */
+  secret: string;
+  secretLastRotatedAt: string;
+  /** True when this answer replays the first request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export interface ListHooksRequest {
+  tenantId: string;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListHooksResponse {
+  data: Hook[];
+  nextCursor?: string | undefined;
+}
+
+export interface GetHookRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface GetHookResponse {
+  hook: Hook | undefined;
+}
+
+export interface UpdateHookRequest {
+  tenantId: string;
+  id: string;
+  name?: string | undefined;
+  url?: string | undefined;
+  on?: string | undefined;
+  status?: string | undefined;
+}
+
+export interface UpdateHookResponse {
+  hook: Hook | undefined;
+}
+
+export interface DeleteHookRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface DeleteHookResponse {
+}
+
+export interface RotateHookSecretRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface RotateHookSecretResponse {
+  secret: string;
+  secretLastRotatedAt: string;
+}
+
+export interface Execution {
+  id: string;
+  hookId: string;
+  eventId: string;
+  eventKind: string;
+  /** "event", "retry", "test" or "manual". */
+  trigger: string;
+  attempt: number;
+  url: string;
+  requestedAt: string;
+  durationMs: number;
+  /** "succeeded" or "failed". */
+  outcome: string;
+  statusCode?:
+    | number
+    | undefined;
+  /** The first 4 KiB of the receiver's answer. */
+  responseBody?: string | undefined;
+  responseHeaders: { [key: string]: string };
+  error?: string | undefined;
+  nextAttemptAt?: string | undefined;
+}
+
+export interface Execution_ResponseHeadersEntry {
+  key: string;
+  value: string;
+}
+
+export interface TestHookRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface TestHookResponse {
+  execution: Execution | undefined;
+}
+
+export interface ListExecutionsRequest {
+  tenantId: string;
+  hookId: string;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListExecutionsResponse {
+  data: Execution[];
+  nextCursor?: string | undefined;
+}
+
+export interface RetryExecutionRequest {
+  tenantId: string;
+  hookId: string;
+  executionId: string;
+}
+
+export interface RetryExecutionResponse {
 }
 
 function createBaseListEventsRequest(): ListEventsRequest {
@@ -270,6 +416,2407 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   },
 };
 
+function createBaseHook(): Hook {
+  return {
+    id: "",
+    name: "",
+    url: "",
+    on: "",
+    status: "",
+    successCount: 0,
+    errorCount: 0,
+    lastRunAt: undefined,
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const Hook: MessageFns<Hook> = {
+  encode(message: Hook, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.on !== "") {
+      writer.uint32(34).string(message.on);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.successCount !== 0) {
+      writer.uint32(48).int64(message.successCount);
+    }
+    if (message.errorCount !== 0) {
+      writer.uint32(56).int64(message.errorCount);
+    }
+    if (message.lastRunAt !== undefined) {
+      writer.uint32(66).string(message.lastRunAt);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(74).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(82).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Hook {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHook();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.on = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.successCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.errorCount = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.lastRunAt = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Hook {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      on: isSet(object.on) ? globalThis.String(object.on) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      successCount: isSet(object.successCount)
+        ? globalThis.Number(object.successCount)
+        : isSet(object.success_count)
+        ? globalThis.Number(object.success_count)
+        : 0,
+      errorCount: isSet(object.errorCount)
+        ? globalThis.Number(object.errorCount)
+        : isSet(object.error_count)
+        ? globalThis.Number(object.error_count)
+        : 0,
+      lastRunAt: isSet(object.lastRunAt)
+        ? globalThis.String(object.lastRunAt)
+        : isSet(object.last_run_at)
+        ? globalThis.String(object.last_run_at)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Hook): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.on !== "") {
+      obj.on = message.on;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.successCount !== 0) {
+      obj.successCount = Math.round(message.successCount);
+    }
+    if (message.errorCount !== 0) {
+      obj.errorCount = Math.round(message.errorCount);
+    }
+    if (message.lastRunAt !== undefined) {
+      obj.lastRunAt = message.lastRunAt;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Hook>, I>>(base?: I): Hook {
+    return Hook.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Hook>, I>>(object: I): Hook {
+    const message = createBaseHook();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.url = object.url ?? "";
+    message.on = object.on ?? "";
+    message.status = object.status ?? "";
+    message.successCount = object.successCount ?? 0;
+    message.errorCount = object.errorCount ?? 0;
+    message.lastRunAt = object.lastRunAt ?? undefined;
+    message.createdAt = object.createdAt ?? "";
+    message.updatedAt = object.updatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateHookRequest(): CreateHookRequest {
+  return { tenantId: "", name: "", url: "", on: "", idempotency: undefined };
+}
+
+export const CreateHookRequest: MessageFns<CreateHookRequest> = {
+  encode(message: CreateHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.on !== "") {
+      writer.uint32(34).string(message.on);
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.on = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      on: isSet(object.on) ? globalThis.String(object.on) : "",
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+    };
+  },
+
+  toJSON(message: CreateHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.on !== "") {
+      obj.on = message.on;
+    }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateHookRequest>, I>>(base?: I): CreateHookRequest {
+    return CreateHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateHookRequest>, I>>(object: I): CreateHookRequest {
+    const message = createBaseCreateHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.name = object.name ?? "";
+    message.url = object.url ?? "";
+    message.on = object.on ?? "";
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateHookResponse(): CreateHookResponse {
+  return { hook: undefined, secret: "", secretLastRotatedAt: "", replayed: false };
+}
+
+export const CreateHookResponse: MessageFns<CreateHookResponse> = {
+  encode(message: CreateHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hook !== undefined) {
+      Hook.encode(message.hook, writer.uint32(10).fork()).join();
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.secretLastRotatedAt !== "") {
+      writer.uint32(26).string(message.secretLastRotatedAt);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(32).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hook = Hook.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.secretLastRotatedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateHookResponse {
+    return {
+      hook: isSet(object.hook) ? Hook.fromJSON(object.hook) : undefined,
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      secretLastRotatedAt: isSet(object.secretLastRotatedAt)
+        ? globalThis.String(object.secretLastRotatedAt)
+        : isSet(object.secret_last_rotated_at)
+        ? globalThis.String(object.secret_last_rotated_at)
+        : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: CreateHookResponse): unknown {
+    const obj: any = {};
+    if (message.hook !== undefined) {
+      obj.hook = Hook.toJSON(message.hook);
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.secretLastRotatedAt !== "") {
+      obj.secretLastRotatedAt = message.secretLastRotatedAt;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateHookResponse>, I>>(base?: I): CreateHookResponse {
+    return CreateHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateHookResponse>, I>>(object: I): CreateHookResponse {
+    const message = createBaseCreateHookResponse();
+    message.hook = (object.hook !== undefined && object.hook !== null) ? Hook.fromPartial(object.hook) : undefined;
+    message.secret = object.secret ?? "";
+    message.secretLastRotatedAt = object.secretLastRotatedAt ?? "";
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseListHooksRequest(): ListHooksRequest {
+  return { tenantId: "", limit: 0, cursor: undefined };
+}
+
+export const ListHooksRequest: MessageFns<ListHooksRequest> = {
+  encode(message: ListHooksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(26).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListHooksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListHooksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListHooksRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListHooksRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListHooksRequest>, I>>(base?: I): ListHooksRequest {
+    return ListHooksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListHooksRequest>, I>>(object: I): ListHooksRequest {
+    const message = createBaseListHooksRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListHooksResponse(): ListHooksResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListHooksResponse: MessageFns<ListHooksResponse> = {
+  encode(message: ListHooksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Hook.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListHooksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListHooksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Hook.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListHooksResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Hook.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListHooksResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Hook.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListHooksResponse>, I>>(base?: I): ListHooksResponse {
+    return ListHooksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListHooksResponse>, I>>(object: I): ListHooksResponse {
+    const message = createBaseListHooksResponse();
+    message.data = object.data?.map((e) => Hook.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetHookRequest(): GetHookRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const GetHookRequest: MessageFns<GetHookRequest> = {
+  encode(message: GetHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHookRequest>, I>>(base?: I): GetHookRequest {
+    return GetHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHookRequest>, I>>(object: I): GetHookRequest {
+    const message = createBaseGetHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetHookResponse(): GetHookResponse {
+  return { hook: undefined };
+}
+
+export const GetHookResponse: MessageFns<GetHookResponse> = {
+  encode(message: GetHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hook !== undefined) {
+      Hook.encode(message.hook, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hook = Hook.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHookResponse {
+    return { hook: isSet(object.hook) ? Hook.fromJSON(object.hook) : undefined };
+  },
+
+  toJSON(message: GetHookResponse): unknown {
+    const obj: any = {};
+    if (message.hook !== undefined) {
+      obj.hook = Hook.toJSON(message.hook);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHookResponse>, I>>(base?: I): GetHookResponse {
+    return GetHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHookResponse>, I>>(object: I): GetHookResponse {
+    const message = createBaseGetHookResponse();
+    message.hook = (object.hook !== undefined && object.hook !== null) ? Hook.fromPartial(object.hook) : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateHookRequest(): UpdateHookRequest {
+  return { tenantId: "", id: "", name: undefined, url: undefined, on: undefined, status: undefined };
+}
+
+export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
+  encode(message: UpdateHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.url !== undefined) {
+      writer.uint32(34).string(message.url);
+    }
+    if (message.on !== undefined) {
+      writer.uint32(42).string(message.on);
+    }
+    if (message.status !== undefined) {
+      writer.uint32(50).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.on = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : undefined,
+      on: isSet(object.on) ? globalThis.String(object.on) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.url !== undefined) {
+      obj.url = message.url;
+    }
+    if (message.on !== undefined) {
+      obj.on = message.on;
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateHookRequest>, I>>(base?: I): UpdateHookRequest {
+    return UpdateHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateHookRequest>, I>>(object: I): UpdateHookRequest {
+    const message = createBaseUpdateHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    message.name = object.name ?? undefined;
+    message.url = object.url ?? undefined;
+    message.on = object.on ?? undefined;
+    message.status = object.status ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateHookResponse(): UpdateHookResponse {
+  return { hook: undefined };
+}
+
+export const UpdateHookResponse: MessageFns<UpdateHookResponse> = {
+  encode(message: UpdateHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hook !== undefined) {
+      Hook.encode(message.hook, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hook = Hook.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateHookResponse {
+    return { hook: isSet(object.hook) ? Hook.fromJSON(object.hook) : undefined };
+  },
+
+  toJSON(message: UpdateHookResponse): unknown {
+    const obj: any = {};
+    if (message.hook !== undefined) {
+      obj.hook = Hook.toJSON(message.hook);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateHookResponse>, I>>(base?: I): UpdateHookResponse {
+    return UpdateHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateHookResponse>, I>>(object: I): UpdateHookResponse {
+    const message = createBaseUpdateHookResponse();
+    message.hook = (object.hook !== undefined && object.hook !== null) ? Hook.fromPartial(object.hook) : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteHookRequest(): DeleteHookRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const DeleteHookRequest: MessageFns<DeleteHookRequest> = {
+  encode(message: DeleteHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeleteHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteHookRequest>, I>>(base?: I): DeleteHookRequest {
+    return DeleteHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteHookRequest>, I>>(object: I): DeleteHookRequest {
+    const message = createBaseDeleteHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteHookResponse(): DeleteHookResponse {
+  return {};
+}
+
+export const DeleteHookResponse: MessageFns<DeleteHookResponse> = {
+  encode(_: DeleteHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteHookResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteHookResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteHookResponse>, I>>(base?: I): DeleteHookResponse {
+    return DeleteHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteHookResponse>, I>>(_: I): DeleteHookResponse {
+    const message = createBaseDeleteHookResponse();
+    return message;
+  },
+};
+
+function createBaseRotateHookSecretRequest(): RotateHookSecretRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const RotateHookSecretRequest: MessageFns<RotateHookSecretRequest> = {
+  encode(message: RotateHookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateHookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateHookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateHookSecretRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RotateHookSecretRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateHookSecretRequest>, I>>(base?: I): RotateHookSecretRequest {
+    return RotateHookSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateHookSecretRequest>, I>>(object: I): RotateHookSecretRequest {
+    const message = createBaseRotateHookSecretRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateHookSecretResponse(): RotateHookSecretResponse {
+  return { secret: "", secretLastRotatedAt: "" };
+}
+
+export const RotateHookSecretResponse: MessageFns<RotateHookSecretResponse> = {
+  encode(message: RotateHookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.secretLastRotatedAt !== "") {
+      writer.uint32(18).string(message.secretLastRotatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateHookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateHookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secretLastRotatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateHookSecretResponse {
+    return {
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      secretLastRotatedAt: isSet(object.secretLastRotatedAt)
+        ? globalThis.String(object.secretLastRotatedAt)
+        : isSet(object.secret_last_rotated_at)
+        ? globalThis.String(object.secret_last_rotated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateHookSecretResponse): unknown {
+    const obj: any = {};
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.secretLastRotatedAt !== "") {
+      obj.secretLastRotatedAt = message.secretLastRotatedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateHookSecretResponse>, I>>(base?: I): RotateHookSecretResponse {
+    return RotateHookSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateHookSecretResponse>, I>>(object: I): RotateHookSecretResponse {
+    const message = createBaseRotateHookSecretResponse();
+    message.secret = object.secret ?? "";
+    message.secretLastRotatedAt = object.secretLastRotatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseExecution(): Execution {
+  return {
+    id: "",
+    hookId: "",
+    eventId: "",
+    eventKind: "",
+    trigger: "",
+    attempt: 0,
+    url: "",
+    requestedAt: "",
+    durationMs: 0,
+    outcome: "",
+    statusCode: undefined,
+    responseBody: undefined,
+    responseHeaders: {},
+    error: undefined,
+    nextAttemptAt: undefined,
+  };
+}
+
+export const Execution: MessageFns<Execution> = {
+  encode(message: Execution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.hookId !== "") {
+      writer.uint32(18).string(message.hookId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.eventKind !== "") {
+      writer.uint32(34).string(message.eventKind);
+    }
+    if (message.trigger !== "") {
+      writer.uint32(42).string(message.trigger);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(48).int32(message.attempt);
+    }
+    if (message.url !== "") {
+      writer.uint32(58).string(message.url);
+    }
+    if (message.requestedAt !== "") {
+      writer.uint32(66).string(message.requestedAt);
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(72).int32(message.durationMs);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(82).string(message.outcome);
+    }
+    if (message.statusCode !== undefined) {
+      writer.uint32(88).int32(message.statusCode);
+    }
+    if (message.responseBody !== undefined) {
+      writer.uint32(98).string(message.responseBody);
+    }
+    globalThis.Object.entries(message.responseHeaders).forEach(([key, value]: [string, string]) => {
+      Execution_ResponseHeadersEntry.encode({ key: key as any, value }, writer.uint32(106).fork()).join();
+    });
+    if (message.error !== undefined) {
+      writer.uint32(114).string(message.error);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      writer.uint32(122).string(message.nextAttemptAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Execution {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecution();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.hookId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.eventKind = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trigger = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.requestedAt = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.durationMs = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.statusCode = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.responseBody = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            const entry13 = Execution_ResponseHeadersEntry.decode(reader, reader.uint32());
+            if (entry13.value !== undefined) {
+              message.responseHeaders[entry13.key] = entry13.value;
+            }
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.nextAttemptAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Execution {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      hookId: isSet(object.hookId)
+        ? globalThis.String(object.hookId)
+        : isSet(object.hook_id)
+        ? globalThis.String(object.hook_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      eventKind: isSet(object.eventKind)
+        ? globalThis.String(object.eventKind)
+        : isSet(object.event_kind)
+        ? globalThis.String(object.event_kind)
+        : "",
+      trigger: isSet(object.trigger) ? globalThis.String(object.trigger) : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      requestedAt: isSet(object.requestedAt)
+        ? globalThis.String(object.requestedAt)
+        : isSet(object.requested_at)
+        ? globalThis.String(object.requested_at)
+        : "",
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      statusCode: isSet(object.statusCode)
+        ? globalThis.Number(object.statusCode)
+        : isSet(object.status_code)
+        ? globalThis.Number(object.status_code)
+        : undefined,
+      responseBody: isSet(object.responseBody)
+        ? globalThis.String(object.responseBody)
+        : isSet(object.response_body)
+        ? globalThis.String(object.response_body)
+        : undefined,
+      responseHeaders: isObject(object.responseHeaders)
+        ? (globalThis.Object.entries(object.responseHeaders) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.response_headers)
+        ? (globalThis.Object.entries(object.response_headers) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      nextAttemptAt: isSet(object.nextAttemptAt)
+        ? globalThis.String(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? globalThis.String(object.next_attempt_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Execution): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.hookId !== "") {
+      obj.hookId = message.hookId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.eventKind !== "") {
+      obj.eventKind = message.eventKind;
+    }
+    if (message.trigger !== "") {
+      obj.trigger = message.trigger;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.requestedAt !== "") {
+      obj.requestedAt = message.requestedAt;
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.statusCode !== undefined) {
+      obj.statusCode = Math.round(message.statusCode);
+    }
+    if (message.responseBody !== undefined) {
+      obj.responseBody = message.responseBody;
+    }
+    if (message.responseHeaders) {
+      const entries = globalThis.Object.entries(message.responseHeaders) as [string, string][];
+      if (entries.length > 0) {
+        obj.responseHeaders = {};
+        entries.forEach(([k, v]) => {
+          obj.responseHeaders[k] = v;
+        });
+      }
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.nextAttemptAt !== undefined) {
+      obj.nextAttemptAt = message.nextAttemptAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Execution>, I>>(base?: I): Execution {
+    return Execution.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Execution>, I>>(object: I): Execution {
+    const message = createBaseExecution();
+    message.id = object.id ?? "";
+    message.hookId = object.hookId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.eventKind = object.eventKind ?? "";
+    message.trigger = object.trigger ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.url = object.url ?? "";
+    message.requestedAt = object.requestedAt ?? "";
+    message.durationMs = object.durationMs ?? 0;
+    message.outcome = object.outcome ?? "";
+    message.statusCode = object.statusCode ?? undefined;
+    message.responseBody = object.responseBody ?? undefined;
+    message.responseHeaders = (globalThis.Object.entries(object.responseHeaders ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.error = object.error ?? undefined;
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseExecution_ResponseHeadersEntry(): Execution_ResponseHeadersEntry {
+  return { key: "", value: "" };
+}
+
+export const Execution_ResponseHeadersEntry: MessageFns<Execution_ResponseHeadersEntry> = {
+  encode(message: Execution_ResponseHeadersEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Execution_ResponseHeadersEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecution_ResponseHeadersEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Execution_ResponseHeadersEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: Execution_ResponseHeadersEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Execution_ResponseHeadersEntry>, I>>(base?: I): Execution_ResponseHeadersEntry {
+    return Execution_ResponseHeadersEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Execution_ResponseHeadersEntry>, I>>(
+    object: I,
+  ): Execution_ResponseHeadersEntry {
+    const message = createBaseExecution_ResponseHeadersEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseTestHookRequest(): TestHookRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const TestHookRequest: MessageFns<TestHookRequest> = {
+  encode(message: TestHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: TestHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TestHookRequest>, I>>(base?: I): TestHookRequest {
+    return TestHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TestHookRequest>, I>>(object: I): TestHookRequest {
+    const message = createBaseTestHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseTestHookResponse(): TestHookResponse {
+  return { execution: undefined };
+}
+
+export const TestHookResponse: MessageFns<TestHookResponse> = {
+  encode(message: TestHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.execution !== undefined) {
+      Execution.encode(message.execution, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.execution = Execution.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestHookResponse {
+    return { execution: isSet(object.execution) ? Execution.fromJSON(object.execution) : undefined };
+  },
+
+  toJSON(message: TestHookResponse): unknown {
+    const obj: any = {};
+    if (message.execution !== undefined) {
+      obj.execution = Execution.toJSON(message.execution);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TestHookResponse>, I>>(base?: I): TestHookResponse {
+    return TestHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TestHookResponse>, I>>(object: I): TestHookResponse {
+    const message = createBaseTestHookResponse();
+    message.execution = (object.execution !== undefined && object.execution !== null)
+      ? Execution.fromPartial(object.execution)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListExecutionsRequest(): ListExecutionsRequest {
+  return { tenantId: "", hookId: "", limit: 0, cursor: undefined };
+}
+
+export const ListExecutionsRequest: MessageFns<ListExecutionsRequest> = {
+  encode(message: ListExecutionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.hookId !== "") {
+      writer.uint32(18).string(message.hookId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(34).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExecutionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExecutionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.hookId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExecutionsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      hookId: isSet(object.hookId)
+        ? globalThis.String(object.hookId)
+        : isSet(object.hook_id)
+        ? globalThis.String(object.hook_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListExecutionsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.hookId !== "") {
+      obj.hookId = message.hookId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExecutionsRequest>, I>>(base?: I): ListExecutionsRequest {
+    return ListExecutionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExecutionsRequest>, I>>(object: I): ListExecutionsRequest {
+    const message = createBaseListExecutionsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.hookId = object.hookId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListExecutionsResponse(): ListExecutionsResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListExecutionsResponse: MessageFns<ListExecutionsResponse> = {
+  encode(message: ListExecutionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Execution.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExecutionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExecutionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Execution.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExecutionsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Execution.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListExecutionsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Execution.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExecutionsResponse>, I>>(base?: I): ListExecutionsResponse {
+    return ListExecutionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExecutionsResponse>, I>>(object: I): ListExecutionsResponse {
+    const message = createBaseListExecutionsResponse();
+    message.data = object.data?.map((e) => Execution.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRetryExecutionRequest(): RetryExecutionRequest {
+  return { tenantId: "", hookId: "", executionId: "" };
+}
+
+export const RetryExecutionRequest: MessageFns<RetryExecutionRequest> = {
+  encode(message: RetryExecutionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.hookId !== "") {
+      writer.uint32(18).string(message.hookId);
+    }
+    if (message.executionId !== "") {
+      writer.uint32(26).string(message.executionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryExecutionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryExecutionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.hookId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.executionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetryExecutionRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      hookId: isSet(object.hookId)
+        ? globalThis.String(object.hookId)
+        : isSet(object.hook_id)
+        ? globalThis.String(object.hook_id)
+        : "",
+      executionId: isSet(object.executionId)
+        ? globalThis.String(object.executionId)
+        : isSet(object.execution_id)
+        ? globalThis.String(object.execution_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RetryExecutionRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.hookId !== "") {
+      obj.hookId = message.hookId;
+    }
+    if (message.executionId !== "") {
+      obj.executionId = message.executionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryExecutionRequest>, I>>(base?: I): RetryExecutionRequest {
+    return RetryExecutionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryExecutionRequest>, I>>(object: I): RetryExecutionRequest {
+    const message = createBaseRetryExecutionRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.hookId = object.hookId ?? "";
+    message.executionId = object.executionId ?? "";
+    return message;
+  },
+};
+
+function createBaseRetryExecutionResponse(): RetryExecutionResponse {
+  return {};
+}
+
+export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
+  encode(_: RetryExecutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryExecutionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryExecutionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RetryExecutionResponse {
+    return {};
+  },
+
+  toJSON(_: RetryExecutionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RetryExecutionResponse>, I>>(base?: I): RetryExecutionResponse {
+    return RetryExecutionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryExecutionResponse>, I>>(_: I): RetryExecutionResponse {
+    const message = createBaseRetryExecutionResponse();
+    return message;
+  },
+};
+
 /** The dispatcher owns hooks, deliveries and the tenant's event log. */
 export type DispatcherServiceService = typeof DispatcherServiceService;
 export const DispatcherServiceService = {
@@ -283,11 +2830,129 @@ export const DispatcherServiceService = {
     responseSerialize: (value: ListEventsResponse): Buffer => Buffer.from(ListEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
   },
+  /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
+  createHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/CreateHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateHookRequest): Buffer => Buffer.from(CreateHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateHookRequest => CreateHookRequest.decode(value),
+    responseSerialize: (value: CreateHookResponse): Buffer => Buffer.from(CreateHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateHookResponse => CreateHookResponse.decode(value),
+  },
+  /** Newest first. */
+  listHooks: {
+    path: "/waybill.dispatcher.v1.DispatcherService/ListHooks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListHooksRequest): Buffer => Buffer.from(ListHooksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListHooksRequest => ListHooksRequest.decode(value),
+    responseSerialize: (value: ListHooksResponse): Buffer => Buffer.from(ListHooksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListHooksResponse => ListHooksResponse.decode(value),
+  },
+  getHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/GetHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetHookRequest): Buffer => Buffer.from(GetHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetHookRequest => GetHookRequest.decode(value),
+    responseSerialize: (value: GetHookResponse): Buffer => Buffer.from(GetHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetHookResponse => GetHookResponse.decode(value),
+  },
+  /** Changes any of name, url, on, status (INVALID_ARGUMENT / validation_failed otherwise). */
+  updateHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/UpdateHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateHookRequest): Buffer => Buffer.from(UpdateHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateHookRequest => UpdateHookRequest.decode(value),
+    responseSerialize: (value: UpdateHookResponse): Buffer => Buffer.from(UpdateHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateHookResponse => UpdateHookResponse.decode(value),
+  },
+  /** Deletes the hook and its execution records; queued deliveries to it are dropped. */
+  deleteHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/DeleteHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteHookRequest): Buffer => Buffer.from(DeleteHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteHookRequest => DeleteHookRequest.decode(value),
+    responseSerialize: (value: DeleteHookResponse): Buffer => Buffer.from(DeleteHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteHookResponse => DeleteHookResponse.decode(value),
+  },
+  /** Replaces the secret; the old one signs nothing from then on. */
+  rotateHookSecret: {
+    path: "/waybill.dispatcher.v1.DispatcherService/RotateHookSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateHookSecretRequest): Buffer =>
+      Buffer.from(RotateHookSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateHookSecretRequest => RotateHookSecretRequest.decode(value),
+    responseSerialize: (value: RotateHookSecretResponse): Buffer =>
+      Buffer.from(RotateHookSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateHookSecretResponse => RotateHookSecretResponse.decode(value),
+  },
+  /**
+   * Delivers a webhook.test event now and answers its execution record
+   * (FAILED_PRECONDITION / hook_paused for a paused hook).
+   */
+  testHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/TestHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: TestHookRequest): Buffer => Buffer.from(TestHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): TestHookRequest => TestHookRequest.decode(value),
+    responseSerialize: (value: TestHookResponse): Buffer => Buffer.from(TestHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TestHookResponse => TestHookResponse.decode(value),
+  },
+  /** A hook's execution records, newest first. */
+  listExecutions: {
+    path: "/waybill.dispatcher.v1.DispatcherService/ListExecutions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExecutionsRequest): Buffer =>
+      Buffer.from(ListExecutionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExecutionsRequest => ListExecutionsRequest.decode(value),
+    responseSerialize: (value: ListExecutionsResponse): Buffer =>
+      Buffer.from(ListExecutionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExecutionsResponse => ListExecutionsResponse.decode(value),
+  },
+  /** Queues the event of an execution for one more delivery now (trigger "manual"). */
+  retryExecution: {
+    path: "/waybill.dispatcher.v1.DispatcherService/RetryExecution" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RetryExecutionRequest): Buffer =>
+      Buffer.from(RetryExecutionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RetryExecutionRequest => RetryExecutionRequest.decode(value),
+    responseSerialize: (value: RetryExecutionResponse): Buffer =>
+      Buffer.from(RetryExecutionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RetryExecutionResponse => RetryExecutionResponse.decode(value),
+  },
 } as const;
 
 export interface DispatcherServiceServer extends UntypedServiceImplementation {
   /** The tenant's event log, newest first, for reconciliation. */
   listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
+  /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
+  createHook: handleUnaryCall<CreateHookRequest, CreateHookResponse>;
+  /** Newest first. */
+  listHooks: handleUnaryCall<ListHooksRequest, ListHooksResponse>;
+  getHook: handleUnaryCall<GetHookRequest, GetHookResponse>;
+  /** Changes any of name, url, on, status (INVALID_ARGUMENT / validation_failed otherwise). */
+  updateHook: handleUnaryCall<UpdateHookRequest, UpdateHookResponse>;
+  /** Deletes the hook and its execution records; queued deliveries to it are dropped. */
+  deleteHook: handleUnaryCall<DeleteHookRequest, DeleteHookResponse>;
+  /** Replaces the secret; the old one signs nothing from then on. */
+  rotateHookSecret: handleUnaryCall<RotateHookSecretRequest, RotateHookSecretResponse>;
+  /**
+   * Delivers a webhook.test event now and answers its execution record
+   * (FAILED_PRECONDITION / hook_paused for a paused hook).
+   */
+  testHook: handleUnaryCall<TestHookRequest, TestHookResponse>;
+  /** A hook's execution records, newest first. */
+  listExecutions: handleUnaryCall<ListExecutionsRequest, ListExecutionsResponse>;
+  /** Queues the event of an execution for one more delivery now (trigger "manual"). */
+  retryExecution: handleUnaryCall<RetryExecutionRequest, RetryExecutionResponse>;
 }
 
 export interface DispatcherServiceClient extends Client {
@@ -306,6 +2971,152 @@ export interface DispatcherServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
+  createHook(
+    request: CreateHookRequest,
+    callback: (error: ServiceError | null, response: CreateHookResponse) => void,
+  ): ClientUnaryCall;
+  createHook(
+    request: CreateHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateHookResponse) => void,
+  ): ClientUnaryCall;
+  createHook(
+    request: CreateHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateHookResponse) => void,
+  ): ClientUnaryCall;
+  /** Newest first. */
+  listHooks(
+    request: ListHooksRequest,
+    callback: (error: ServiceError | null, response: ListHooksResponse) => void,
+  ): ClientUnaryCall;
+  listHooks(
+    request: ListHooksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListHooksResponse) => void,
+  ): ClientUnaryCall;
+  listHooks(
+    request: ListHooksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListHooksResponse) => void,
+  ): ClientUnaryCall;
+  getHook(
+    request: GetHookRequest,
+    callback: (error: ServiceError | null, response: GetHookResponse) => void,
+  ): ClientUnaryCall;
+  getHook(
+    request: GetHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetHookResponse) => void,
+  ): ClientUnaryCall;
+  getHook(
+    request: GetHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetHookResponse) => void,
+  ): ClientUnaryCall;
+  /** Changes any of name, url, on, status (INVALID_ARGUMENT / validation_failed otherwise). */
+  updateHook(
+    request: UpdateHookRequest,
+    callback: (error: ServiceError | null, response: UpdateHookResponse) => void,
+  ): ClientUnaryCall;
+  updateHook(
+    request: UpdateHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateHookResponse) => void,
+  ): ClientUnaryCall;
+  updateHook(
+    request: UpdateHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateHookResponse) => void,
+  ): ClientUnaryCall;
+  /** Deletes the hook and its execution records; queued deliveries to it are dropped. */
+  deleteHook(
+    request: DeleteHookRequest,
+    callback: (error: ServiceError | null, response: DeleteHookResponse) => void,
+  ): ClientUnaryCall;
+  deleteHook(
+    request: DeleteHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteHookResponse) => void,
+  ): ClientUnaryCall;
+  deleteHook(
+    request: DeleteHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteHookResponse) => void,
+  ): ClientUnaryCall;
+  /** Replaces the secret; the old one signs nothing from then on. */
+  rotateHookSecret(
+    request: RotateHookSecretRequest,
+    callback: (error: ServiceError | null, response: RotateHookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateHookSecret(
+    request: RotateHookSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateHookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateHookSecret(
+    request: RotateHookSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateHookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Delivers a webhook.test event now and answers its execution record
+   * (FAILED_PRECONDITION / hook_paused for a paused hook).
+   */
+  testHook(
+    request: TestHookRequest,
+    callback: (error: ServiceError | null, response: TestHookResponse) => void,
+  ): ClientUnaryCall;
+  testHook(
+    request: TestHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TestHookResponse) => void,
+  ): ClientUnaryCall;
+  testHook(
+    request: TestHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TestHookResponse) => void,
+  ): ClientUnaryCall;
+  /** A hook's execution records, newest first. */
+  listExecutions(
+    request: ListExecutionsRequest,
+    callback: (error: ServiceError | null, response: ListExecutionsResponse) => void,
+  ): ClientUnaryCall;
+  listExecutions(
+    request: ListExecutionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExecutionsResponse) => void,
+  ): ClientUnaryCall;
+  listExecutions(
+    request: ListExecutionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExecutionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Queues the event of an execution for one more delivery now (trigger "manual"). */
+  retryExecution(
+    request: RetryExecutionRequest,
+    callback: (error: ServiceError | null, response: RetryExecutionResponse) => void,
+  ): ClientUnaryCall;
+  retryExecution(
+    request: RetryExecutionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RetryExecutionResponse) => void,
+  ): ClientUnaryCall;
+  retryExecution(
+    request: RetryExecutionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RetryExecutionResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -329,6 +3140,21 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

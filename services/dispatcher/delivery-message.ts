@@ -1,0 +1,32 @@
+// The messages of the DELIVERIES stream: one per hook × event (Nats-Msg-Id = "<eventId>:<hookId>",
+// so a re-published fan-out is deduplicated), plus one per manual re-delivery. The event travels
+// as the exact JSON text the dispatcher received, which is the body receivers get and verify.
+import { z } from "zod";
+import { newId } from "../platform/ids.js";
+
+export const deliveryMessage = z.object({
+  /** Names this delivery; its attempts and executions share it. Also its Nats-Msg-Id. */
+  deliveryId: z.string().min(1),
+  tenantId: z.string().min(1),
+  hookId: z.string().min(1),
+  trigger: z.enum(["event", "manual"]),
+  eventId: z.string().min(1),
+  eventKind: z.string().min(1),
+  eventJson: z.string().min(2),
+});
+
+export type DeliveryMessage = z.infer<typeof deliveryMessage>;
+
+/** The fan-out delivery of an event to a hook. */
+export function fanOutDeliveryId(eventId: string, hookId: string): string {
+  return `${eventId}:${hookId}`;
+}
+
+/** A manual re-delivery: a new delivery each time it is asked for. */
+export function manualDeliveryId(eventId: string, hookId: string): string {
+  return `${eventId}:${hookId}:manual:${newId("req").slice(4)}`;
+}
+
+export function parseDeliveryMessage(data: string): DeliveryMessage {
+  return deliveryMessage.parse(JSON.parse(data));
+}

@@ -1,0 +1,76 @@
+// The gRPC surface of the dispatcher: thin adapters from messages to the plain functions and back
+// (null ↔ absent optional fields). Validation and rules live in the functions.
+import type { DispatcherServiceServer, Execution as ExecutionMessage, Hook as HookMessage } from "../gen/waybill/dispatcher/v1/dispatcher.js";
+import type { Pool } from "../platform/db.js";
+import { unary } from "../platform/grpc.js";
+import type { Logger } from "../platform/logger.js";
+import type { Topology } from "../platform/nats.js";
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../platform/pagination.js";
+import type { Deliverer } from "./delivery.js";
+import { listEvents } from "./event-log.js";
+import { listExecutions, type Execution } from "./executions.js";
+import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
+import { retryExecution } from "./redelivery.js";
+import type { SecretBox } from "./secrets.js";
+import { testHook } from "./test-delivery.js";
+
+export interface DispatcherHandlerDeps {
+  pool: Pool;
+  topology: Topology;
+  secrets: SecretBox;
+  deliverer: Deliverer;
+}
+
+export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logger): DispatcherServiceServer {
+  const { pool } = deps;
+  return {
+    listEvents: unary(logger, async (request) => {
+      const page = await listEvents(pool, request.tenantId, { kind: request.kind, after: request.after, limit: pageLimit(request.limit), cursor: request.cursor });
+      return { eventsJson: page.data.map((e) => JSON.stringify(e)), nextCursor: page.nextCursor ?? undefined };
+    }),
+    createHook: unary(logger, async (request) => {
+      const created = await createHook(deps, request.tenantId, { name: request.name, url: request.url, on: request.on }, request.idempotency);
+      return { hook: hookMessage(created.hook), secret: created.secret, secretLastRotatedAt: created.secretLastRotatedAt, replayed: created.replayed };
+    }),
+    listHooks: unary(logger, async (request) => {
+      const page = await listHooks(pool, request.tenantId, pageLimit(request.limit), request.cursor);
+      return { data: page.data.map(hookMessage), nextCursor: page.nextCursor ?? undefined };
+    }),
+    getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
+    updateHook: unary(logger, async (request) => ({
+      hook: hookMessage(await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status })),
+    })),
+    deleteHook: unary(logger, async (request) => {
+      await deleteHook(pool, request.tenantId, request.id);
+      return {};
+    }),
+    rotateHookSecret: unary(logger, async (request) => rotateHookSecret(deps, request.tenantId, request.id)),
+    testHook: unary(logger, async (request) => ({ execution: executionMessage(await testHook(deps, request.tenantId, request.id)) })),
+    listExecutions: unary(logger, async (request) => {
+      const page = await listExecutions(pool, request.tenantId, request.hookId, pageLimit(request.limit), request.cursor);
+      return { data: page.data.map(executionMessage), nextCursor: page.nextCursor ?? undefined };
+    }),
+    retryExecution: unary(logger, async (request) => {
+      await retryExecution(deps, request.tenantId, request.hookId, request.executionId);
+      return {};
+    }),
+  };
+}
+
+function pageLimit(limit: number): number {
+  return Math.min(Math.max(limit || DEFAULT_PAGE_LIMIT, 1), MAX_PAGE_LIMIT);
+}
+
+function hookMessage(hook: Hook): HookMessage {
+  return { ...hook, lastRunAt: hook.lastRunAt ?? undefined };
+}
+
+function executionMessage(execution: Execution): ExecutionMessage {
+  return {
+    ...execution,
+    statusCode: execution.statusCode ?? undefined,
+    responseBody: execution.responseBody ?? undefined,
+    error: execution.error ?? undefined,
+    nextAttemptAt: execution.nextAttemptAt ?? undefined,
+  };
+}

@@ -1,0 +1,176 @@
+// Hooks: a tenant's subscriptions. Plain functions over SQL; every query filters by tenant, so
+// another tenant's hook is simply not found. Secrets are sealed before they reach the database
+// and opened only for the create / rotate answers and the signer.
+import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
+import { NotFoundError } from "../platform/errors.js";
+import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
+import { hasPrefix, newId } from "../platform/ids.js";
+import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { checkHookFields, type HookStatus } from "./hook-fields.js";
+import { generateHookSecret, type SecretBox } from "./secrets.js";
+
+export interface HooksDeps {
+  pool: Pool;
+  secrets: SecretBox;
+}
+
+export interface Hook {
+  id: string;
+  name: string;
+  url: string;
+  on: string;
+  status: HookStatus;
+  successCount: number;
+  errorCount: number;
+  lastRunAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HookSecret {
+  secret: string;
+  secretLastRotatedAt: string;
+}
+
+export interface HookRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  url: string;
+  on_kind: string;
+  status: HookStatus;
+  secret_sealed: string;
+  secret_last_rotated_at: Date;
+  success_count: string;
+  error_count: string;
+  last_run_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function hookFromRow(row: HookRow): Hook {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    on: row.on_kind,
+    status: row.status,
+    successCount: Number(row.success_count),
+    errorCount: Number(row.error_count),
+    lastRunAt: row.last_run_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function hookNotFound(id: string): NotFoundError {
+  return new NotFoundError("hook_not_found", `No hook ${JSON.stringify(id)} in this tenant.`);
+}
+
+/** An id that cannot be a hook's names nothing (and never reaches SQL). */
+export function isHookId(id: string): boolean {
+  return hasPrefix(id, "hook");
+}
+
+export interface NewHook {
+  name: string;
+  url: string;
+  on: string;
+}
+
+export interface CreatedHook extends HookSecret {
+  hook: Hook;
+  replayed: boolean;
+}
+
+/** What an Idempotency-Key stores: the answer with the secret still sealed. */
+interface StoredCreation {
+  hook: Hook;
+  sealedSecret: string;
+  secretLastRotatedAt: string;
+}
+
+export async function createHook(deps: HooksDeps, tenantId: string, input: NewHook, idempotency?: IdempotencyRequest): Promise<CreatedHook> {
+  checkHookFields(input);
+  const id = newId("hook");
+  const secret = generateHookSecret();
+  const sealed = deps.secrets.seal(secret, id);
+  const { value, replayed } = await withTransaction(deps.pool, (client) =>
+    idempotent<StoredCreation>(client, tenantId, "hooks.create", idempotency, async () => {
+      const { rows } = await client.query<HookRow>(
+        `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, secret_sealed, secret_last_rotated_at)
+         VALUES ($1, $2, $3, $4, $5, 'active', $6, now()) RETURNING *`,
+        [id, tenantId, input.name, input.url, input.on, sealed],
+      );
+      const row = rows[0];
+      return { hook: hookFromRow(row), sealedSecret: sealed, secretLastRotatedAt: row.secret_last_rotated_at.toISOString() };
+    }),
+  );
+  // A replay answers the first request's secret, opened from what was stored with the key.
+  return { hook: value.hook, secret: deps.secrets.open(value.sealedSecret, value.hook.id), secretLastRotatedAt: value.secretLastRotatedAt, replayed };
+}
+
+export async function getHook(db: Queryable, tenantId: string, id: string): Promise<Hook> {
+  return hookFromRow(await loadHookRow(db, tenantId, id));
+}
+
+export async function loadHookRow(db: Queryable, tenantId: string, id: string): Promise<HookRow> {
+  if (!isHookId(id)) throw hookNotFound(id);
+  const { rows } = await db.query<HookRow>(`SELECT * FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  if (rows.length === 0) throw hookNotFound(id);
+  return rows[0];
+}
+
+export async function listHooks(db: Queryable, tenantId: string, limit: number, cursor?: string | null): Promise<Page<Hook>> {
+  const before = decodeCursor(cursor);
+  const { rows } = await db.query<HookRow>(
+    `SELECT * FROM hooks WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [tenantId, before, limit + 1],
+  );
+  const page = toPage(rows, limit);
+  return { data: page.data.map(hookFromRow), nextCursor: page.nextCursor };
+}
+
+export interface HookChanges {
+  name?: string;
+  url?: string;
+  on?: string;
+  status?: string;
+}
+
+/** Applies the fields present; a paused hook gets nothing queued until it is active again. */
+export async function updateHook(db: Queryable, tenantId: string, id: string, changes: HookChanges): Promise<Hook> {
+  checkHookFields(changes);
+  if (!isHookId(id)) throw hookNotFound(id);
+  const { rows } = await db.query<HookRow>(
+    `UPDATE hooks SET name = COALESCE($3, name), url = COALESCE($4, url), on_kind = COALESCE($5, on_kind),
+            status = COALESCE($6, status), updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, id, changes.name ?? null, changes.url ?? null, changes.on ?? null, changes.status ?? null],
+  );
+  if (rows.length === 0) throw hookNotFound(id);
+  return hookFromRow(rows[0]);
+}
+
+/** Deletes the hook with its executions; deliveries still queued for it are dropped on arrival. */
+export async function deleteHook(db: Queryable, tenantId: string, id: string): Promise<void> {
+  if (!isHookId(id)) throw hookNotFound(id);
+  const { rowCount } = await db.query(`DELETE FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  if (rowCount === 0) throw hookNotFound(id);
+}
+
+/**
+ * Replaces the secret. Deliveries are signed with the secret read when they are sent, so from
+ * this commit on, nothing (not even a delivery queued before) is signed with the old one.
+ */
+export async function rotateHookSecret(deps: HooksDeps, tenantId: string, id: string): Promise<HookSecret> {
+  if (!isHookId(id)) throw hookNotFound(id);
+  const secret = generateHookSecret();
+  const { rows } = await deps.pool.query<{ secret_last_rotated_at: Date }>(
+    `UPDATE hooks SET secret_sealed = $3, secret_last_rotated_at = now(), updated_at = now()
+      WHERE tenant_id = $1 AND id = $2 RETURNING secret_last_rotated_at`,
+    [tenantId, id, deps.secrets.seal(secret, id)],
+  );
+  if (rows.length === 0) throw hookNotFound(id);
+  return { secret, secretLastRotatedAt: rows[0].secret_last_rotated_at.toISOString() };
+}

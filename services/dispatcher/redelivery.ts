@@ -1,0 +1,50 @@
+// POST /hooks/{id}/executions/{executionId}/retry: the execution's event is queued for one more
+// delivery to its hook now (trigger "manual", a single attempt). It goes through DELIVERIES
+// like every delivery, so the answer (202) means it is stored and will be sent.
+import { currentTransactionId } from "../platform/context.js";
+import { withTransaction, type Pool } from "../platform/db.js";
+import { NotFoundError } from "../platform/errors.js";
+import type { Topology } from "../platform/nats.js";
+import { manualDeliveryId } from "./delivery-message.js";
+import { getExecution } from "./executions.js";
+import { queueDeliveries } from "./fan-out.js";
+import { loadHookRow } from "./hooks.js";
+import { hookPaused } from "./test-delivery.js";
+
+export interface RedeliveryDeps {
+  pool: Pool;
+  topology: Topology;
+}
+
+export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hookId: string, executionId: string): Promise<void> {
+  const hook = await loadHookRow(deps.pool, tenantId, hookId);
+  if (hook.status !== "active") throw hookPaused(hookId);
+  const execution = await getExecution(deps.pool, tenantId, hookId, executionId);
+  // Events from EVENTS are in the event log; webhook.test events in test_events.
+  const { rows } = await deps.pool.query<{ event: string }>(
+    `SELECT event::text AS event FROM event_log WHERE tenant_id = $1 AND id = $2
+     UNION ALL
+     SELECT event::text FROM test_events WHERE tenant_id = $1 AND id = $2 AND hook_id = $3
+     LIMIT 1`,
+    [tenantId, execution.eventId, hookId],
+  );
+  if (rows.length === 0) throw new NotFoundError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
+  await withTransaction(deps.pool, (client) =>
+    queueDeliveries(
+      client,
+      deps.topology,
+      [
+        {
+          deliveryId: manualDeliveryId(execution.eventId, hookId),
+          tenantId,
+          hookId,
+          trigger: "manual",
+          eventId: execution.eventId,
+          eventKind: execution.eventKind,
+          eventJson: rows[0].event,
+        },
+      ],
+      currentTransactionId(),
+    ),
+  );
+}

@@ -1,0 +1,42 @@
+// POST /hooks/{id}/test: a webhook.test event delivered synchronously, signed like any other;
+// the answer is its execution record. The event is kept so the execution can be retried.
+import { currentTransactionId } from "../platform/context.js";
+import type { Pool } from "../platform/db.js";
+import { EVENT_PAYLOADS, type EventEnvelope } from "../platform/events/catalog.js";
+import { ConflictError, InternalError } from "../platform/errors.js";
+import { newId } from "../platform/ids.js";
+import { fanOutDeliveryId } from "./delivery-message.js";
+import type { Deliverer } from "./delivery.js";
+import type { Execution } from "./executions.js";
+import { hookNotFound, loadHookRow } from "./hooks.js";
+
+export interface TestDeliveryDeps {
+  pool: Pool;
+  deliverer: Deliverer;
+}
+
+export function hookPaused(id: string): ConflictError {
+  return new ConflictError("hook_paused", `Hook ${id} is paused; a paused hook receives nothing. Set its status to active first.`);
+}
+
+export async function testHook(deps: TestDeliveryDeps, tenantId: string, hookId: string, now: Date = new Date()): Promise<Execution> {
+  const hook = await loadHookRow(deps.pool, tenantId, hookId);
+  if (hook.status !== "active") throw hookPaused(hookId);
+  const payload = EVENT_PAYLOADS["webhook.test"].parse({ hookId });
+  const event: EventEnvelope = { id: newId("evt"), kind: "webhook.test", time: now.toISOString(), transactionId: currentTransactionId(), ...payload };
+  await deps.pool.query(`INSERT INTO test_events (id, tenant_id, hook_id, event) VALUES ($1, $2, $3, $4)`, [event.id, tenantId, hookId, event]);
+  const outcome = await deps.deliverer.attempt({
+    deliveryId: fanOutDeliveryId(event.id, hookId),
+    tenantId,
+    hookId,
+    trigger: "test",
+    eventId: event.id,
+    eventKind: event.kind,
+    eventJson: JSON.stringify(event),
+  });
+  if (outcome.kind === "attempted") return outcome.execution;
+  // Changed under our feet between the read above and the attempt.
+  if (outcome.kind === "dropped" && outcome.reason === "hook gone") throw hookNotFound(hookId);
+  if (outcome.kind === "dropped" && outcome.reason === "hook paused") throw hookPaused(hookId);
+  throw new InternalError(`test delivery ended as ${outcome.kind}`);
+}

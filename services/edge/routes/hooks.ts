@@ -1,0 +1,104 @@
+// /v1/hooks: thin adapters from HTTP to the dispatcher, which owns hooks and deliveries.
+import { MAX_WEBHOOK_TIMEOUT_MS } from "../../dispatcher/config.js";
+import type { DispatcherServiceClient, Execution, Hook } from "../../gen/waybill/dispatcher/v1/dispatcher.js";
+import { callUnary } from "../../platform/grpc.js";
+import { nullsFor } from "../patch.js";
+import { route, type Api } from "../route.js";
+import { pageOf, pageQuery } from "../schemas/common.js";
+import { createdHookOutput, createHookBody, executionOutput, hookOutput, rotatedSecretOutput, updateHookBody } from "../schemas/hooks.js";
+
+/** A test delivery waits for the receiver (at most the dispatcher's longest timeout) before it answers. */
+export const HOOK_TEST_DEADLINE_MS = MAX_WEBHOOK_TIMEOUT_MS + 15_000;
+
+export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void {
+  route(
+    api,
+    { method: "post", path: "/hooks", summary: "Create a hook (its secret is shown only in this answer)", tag: "hooks", capability: "hooks:write", body: createHookBody, response: createdHookOutput, status: 201, idempotent: true },
+    async ({ body, principal, idempotency }) => {
+      const created = await callUnary(dispatcher.createHook.bind(dispatcher), { tenantId: principal.tenantId, ...body, idempotency });
+      return {
+        body: { ...hookOut(created.hook!), secret: created.secret, secretLastRotatedAt: created.secretLastRotatedAt },
+        headers: { Location: `/v1/hooks/${created.hook!.id}` },
+        replayed: created.replayed,
+      };
+    },
+  );
+  route(
+    api,
+    { method: "get", path: "/hooks", summary: "List hooks, newest first", tag: "hooks", capability: "read", query: pageQuery, response: pageOf(hookOutput) },
+    async ({ query, principal }) => {
+      const page = await callUnary(dispatcher.listHooks.bind(dispatcher), { tenantId: principal.tenantId, ...query });
+      return { body: { data: page.data.map(hookOut), nextCursor: page.nextCursor ?? null } };
+    },
+  );
+  route(
+    api,
+    { method: "get", path: "/hooks/:id", summary: "Get a hook", tag: "hooks", capability: "read", response: hookOutput },
+    async ({ params, principal }) => {
+      const { hook } = await callUnary(dispatcher.getHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id });
+      return { body: hookOut(hook!) };
+    },
+  );
+  route(
+    api,
+    { method: "put", path: "/hooks/:id", summary: "Change a hook's name, url, kind or status", tag: "hooks", capability: "hooks:write", body: updateHookBody, response: hookOutput },
+    async ({ body, params, principal }) => {
+      const { hook } = await callUnary(dispatcher.updateHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id, ...body });
+      return { body: hookOut(hook!) };
+    },
+  );
+  route(
+    api,
+    { method: "delete", path: "/hooks/:id", summary: "Delete a hook", tag: "hooks", capability: "hooks:write", status: 204 },
+    async ({ params, principal }) => {
+      await callUnary(dispatcher.deleteHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id });
+      return {};
+    },
+  );
+  route(
+    api,
+    { method: "post", path: "/hooks/:id/rotate", summary: "Replace a hook's secret; the old one signs nothing from now on", tag: "hooks", capability: "hooks:write", response: rotatedSecretOutput },
+    async ({ params, principal }) => ({
+      body: await callUnary(dispatcher.rotateHookSecret.bind(dispatcher), { tenantId: principal.tenantId, id: params.id }),
+    }),
+  );
+  route(
+    api,
+    { method: "post", path: "/hooks/:id/test", summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)", tag: "hooks", capability: "hooks:write", response: executionOutput },
+    async ({ params, principal }) => {
+      const { execution } = await callUnary(dispatcher.testHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id }, HOOK_TEST_DEADLINE_MS);
+      return { body: executionOut(execution!) };
+    },
+  );
+  route(
+    api,
+    { method: "get", path: "/hooks/:id/executions", summary: "List a hook's execution records, newest first", tag: "hooks", capability: "read", query: pageQuery, response: pageOf(executionOutput) },
+    async ({ query, params, principal }) => {
+      const page = await callUnary(dispatcher.listExecutions.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, ...query });
+      return { body: { data: page.data.map(executionOut), nextCursor: page.nextCursor ?? null } };
+    },
+  );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/hooks/:id/executions/:executionId/retry",
+      summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
+      tag: "hooks",
+      capability: "hooks:write",
+      status: 202,
+    },
+    async ({ params, principal }) => {
+      await callUnary(dispatcher.retryExecution.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, executionId: params.executionId });
+      return {};
+    },
+  );
+}
+
+function hookOut(hook: Hook) {
+  return nullsFor(hook, ["lastRunAt"]);
+}
+
+function executionOut(execution: Execution) {
+  return nullsFor(execution, ["statusCode", "responseBody", "error", "nextAttemptAt"]);
+}

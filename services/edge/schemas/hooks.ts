@@ -1,0 +1,63 @@
+// Hooks and their executions: request and response schemas (API.md "Webhooks").
+import { z } from "zod";
+import { HOOK_NAME, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "../../dispatcher/hook-fields.js";
+import { EVENT_KINDS } from "../../platform/events/catalog.js";
+
+const name = z.string().min(1).max(MAX_HOOK_NAME_LENGTH).regex(HOOK_NAME, "no surrounding spaces or control characters");
+const url = z
+  .string()
+  .max(MAX_HOOK_URL_LENGTH)
+  .superRefine((value, ctx) => {
+    const problem = hookUrlProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .describe("http(s) URL the signed deliveries are POSTed to");
+const on = z.enum(EVENT_KINDS as [string, ...string[]]).describe("The event kind this hook receives (GET /event-kinds)");
+const status = z.enum(HOOK_STATUSES).describe("A paused hook receives nothing; events meanwhile are not queued for it");
+
+export const createHookBody = z.object({ name, url, on }).strict();
+
+export const updateHookBody = z
+  .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional() })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status");
+
+export const hookOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  on: z.string(),
+  status: z.enum(HOOK_STATUSES),
+  successCount: z.number().int().describe("Attempts that succeeded"),
+  errorCount: z.number().int().describe("Attempts that failed"),
+  lastRunAt: z.string().nullable().describe("Time of the last attempt"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const secret = {
+  secret: z.string().describe('"whsec_" + base64; shown only in this answer. Signs X-Service-Signature.'),
+  secretLastRotatedAt: z.string(),
+};
+
+export const createdHookOutput = hookOutput.extend(secret);
+
+export const rotatedSecretOutput = z.object(secret);
+
+export const executionOutput = z.object({
+  id: z.string(),
+  hookId: z.string(),
+  eventId: z.string(),
+  eventKind: z.string(),
+  trigger: z.enum(["event", "retry", "test", "manual"]),
+  attempt: z.number().int(),
+  url: z.string(),
+  requestedAt: z.string(),
+  durationMs: z.number().int(),
+  outcome: z.enum(["succeeded", "failed"]),
+  statusCode: z.number().int().nullable(),
+  responseBody: z.string().nullable().describe("The first 4 KiB of the receiver's answer"),
+  responseHeaders: z.record(z.string(), z.string()),
+  error: z.string().nullable().describe('Why the attempt failed without an answer, e.g. "blocked address"'),
+  nextAttemptAt: z.string().nullable().describe("When the next attempt is due; null when none will follow"),
+});
