@@ -5,6 +5,8 @@ import { runTs, type Child } from "../test/support/processes.js";
 
 export interface RunningSystem {
   baseUrl: string;
+  /** The MQTT gateway's device port. */
+  mqttUrl: string;
   stop(): Promise<void>;
 }
 
@@ -13,14 +15,16 @@ export async function startSystem(env: Record<string, string>, topology = proces
   if (topology === "single") {
     const launcher = runTs("services/launcher/main.ts", { ...common, HTTP_PORT: "0", MQTT_PORT: "0" });
     const baseUrl = (await launcher.waitForOutput(/HTTP API: +(http:\/\/\S+)\/v1/, 60_000))[1];
-    return { baseUrl, stop: () => stopAll([launcher], "SIGINT") };
+    const mqttUrl = (await launcher.waitForOutput(/MQTT: +(mqtt:\/\/\S+)/, 60_000))[1];
+    return { baseUrl, mqttUrl, stop: () => stopAll([launcher], "SIGINT") };
   }
-  const ports = { identity: await freePort(), orders: await freePort(), inventory: await freePort(), dispatcher: await freePort(), http: await freePort() };
+  const ports = { identity: await freePort(), orders: await freePort(), inventory: await freePort(), dispatcher: await freePort(), devices: await freePort(), mqtt: await freePort(), http: await freePort() };
   const urls = {
     IDENTITY_GRPC_URL: `127.0.0.1:${ports.identity}`,
     ORDERS_GRPC_URL: `127.0.0.1:${ports.orders}`,
     INVENTORY_GRPC_URL: `127.0.0.1:${ports.inventory}`,
     DISPATCHER_GRPC_URL: `127.0.0.1:${ports.dispatcher}`,
+    DEVICES_GRPC_URL: `127.0.0.1:${ports.devices}`,
   };
   const children: Child[] = [];
   const start = async (service: string, extra: Record<string, string>) => {
@@ -40,9 +44,10 @@ export async function startSystem(env: Record<string, string>, topology = proces
     start("inventory", { GRPC_PORT: String(ports.inventory) }),
     start("orders", { GRPC_PORT: String(ports.orders) }),
     start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
+    start("mqtt-gateway", { GRPC_PORT: String(ports.devices), MQTT_PORT: String(ports.mqtt) }),
   ]);
   await start("edge", { HTTP_PORT: String(ports.http) });
-  return { baseUrl: `http://127.0.0.1:${ports.http}`, stop: () => stopAll(children, "SIGTERM") };
+  return { baseUrl: `http://127.0.0.1:${ports.http}`, mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`, stop: () => stopAll(children, "SIGTERM") };
 }
 
 async function stopAll(children: Child[], signal: NodeJS.Signals): Promise<void> {

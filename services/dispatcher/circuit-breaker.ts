@@ -40,8 +40,9 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
   let trialInFlight = false;
 
   const state = () => (!tripped ? "closed" : now() < openUntil ? "open" : "halfOpen");
-  // Those not taking the trial come back once it has had time to finish.
-  const halfOpenWait = () => Math.min(baseOpenMs, 1_000);
+  // Those not taking the trial come back after another open period: the trial may take as long
+  // as the receiver's timeout, and coming back sooner would only bounce them again.
+  const halfOpenWait = () => openMs;
 
   return {
     admit() {

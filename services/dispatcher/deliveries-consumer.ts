@@ -5,10 +5,12 @@
 // - Every message is acknowledged or handed back promptly: retries wait in JetStream
 //   (nak with the schedule's delay), not here. The consumer allows unlimited acks pending, so
 //   a dead hook's waiting retries never exhaust a limit shared with the other hooks.
-// - A hook's lane runs `perHook` deliveries at once and queues a few more; anything beyond is
-//   handed back (nak) with a delay estimated from how fast that hook's lane drains.
+// - A hook's lane runs `perHook` deliveries at once and queues what it is expected to finish
+//   within a couple of seconds (many for a fast receiver, a handful for a slow one); anything
+//   beyond is handed back (nak) with a delay estimated from how fast that lane drains.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
-//   through. Those are not attempts: nothing is recorded and the retry schedule does not move.
+//   through (and the moment it opens, that hook's queue is handed back too). Those are not
+//   attempts: nothing is recorded and the retry schedule does not move.
 // - Held messages (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   them while they wait their turn.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
@@ -25,9 +27,14 @@ export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_ACK_WAIT_MS = 30_000;
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const DELIVERIES_PULL_BATCH = 64;
+/** Queue places of a hook whose speed is not known yet. */
 export const DEFAULT_QUEUE_PER_HOOK = 16;
+export const MIN_QUEUE_PER_HOOK = 2;
+export const MAX_QUEUE_PER_HOOK = 128;
+/** A hook queues what its lane is expected to drain within this time. */
+export const MAX_QUEUE_WAIT_MS = 2_000;
 /** Messages held at once (running + queued, all hooks) before the consumer stops pulling. */
-export const DEFAULT_MAX_HELD = 1024;
+export const DEFAULT_MAX_HELD = 2048;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 export const OVERFLOW_DELAY_MIN_MS = 250;
@@ -41,7 +48,6 @@ export interface DeliveriesConsumerOptions {
   deliverer: Deliverer;
   logger: Logger;
   perHook: number;
-  queuePerHook?: number;
   maxHeld?: number;
   breakers?: BreakerRegistry;
   random?: () => number;
@@ -83,7 +89,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     msg.nak(Math.max(0, Math.round(delayMs)));
   };
 
-  const lanes = createHookLanes<Held>({ perHook, queuePerHook: options.queuePerHook ?? DEFAULT_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
+  const lanes = createHookLanes<Held>({ perHook, queuePerHook: DEFAULT_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
 
   async function process({ msg, delivery }: Held): Promise<void> {
     if (stopping) return msg.nak();
@@ -116,8 +122,12 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         msg.nak(); // another replica (or the next start) takes it at once
         break;
       case "attempted":
-        if (outcome.receiverFault) breaker.onFailure();
-        else breaker.onSuccess();
+        if (outcome.receiverFault) {
+          breaker.onFailure();
+          const blockedFor = breaker.blockedForMs();
+          // Just opened: what waits in this hook's queue would only be handed back one by one.
+          if (blockedFor > 0) for (const queued of lanes.drainQueued(delivery.hookId)) defer(queued.msg, spread(blockedFor), "breaker open");
+        } else breaker.onSuccess();
         if (outcome.retryInMs === null) msg.ack();
         else msg.nak(outcome.retryInMs);
         break;
@@ -128,6 +138,13 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   /** Spreads handed-back deliveries so they do not all return in the same instant. */
   function spread(delayMs: number): number {
     return delayMs + random() * Math.max(250, delayMs * 0.5);
+  }
+
+  /** Queue places for a hook: what its lane drains within MAX_QUEUE_WAIT_MS at its recent speed. */
+  function queueLimit(hookId: string): number {
+    const average = lanes.averageMs(hookId);
+    if (average === undefined) return DEFAULT_QUEUE_PER_HOOK;
+    return Math.min(MAX_QUEUE_PER_HOOK, Math.max(MIN_QUEUE_PER_HOOK, Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, average))));
   }
 
   /** How long until a full lane is likely to have room: its backlog × its average run time. */
@@ -162,7 +179,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         defer(msg, spread(blockedFor), "breaker open");
         continue;
       }
-      if (lanes.submit(delivery.hookId, { msg, delivery }) === "full") {
+      if (lanes.submit(delivery.hookId, { msg, delivery }, queueLimit(delivery.hookId)) === "full") {
         defer(msg, overflowDelay(delivery.hookId), "lane full");
         continue;
       }

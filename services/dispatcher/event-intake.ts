@@ -4,8 +4,7 @@
 import { withTransaction, type Pool } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
 import type { Topology } from "../platform/nats.js";
-import { recordEvent } from "./event-log.js";
-import { fanOut } from "./fan-out.js";
+import { recordAndFanOut } from "./fan-out.js";
 
 export interface EventIntakeDeps {
   pool: Pool;
@@ -13,16 +12,15 @@ export interface EventIntakeDeps {
 }
 
 export interface Intake {
+  event: EventEnvelope;
   fresh: boolean;
   deliveries: number;
 }
 
 /** `eventJson` is the message as received; it becomes the body of every delivery. */
-export async function takeEvent(deps: EventIntakeDeps, tenantId: string, eventJson: string): Promise<Intake & { event: EventEnvelope }> {
+export async function takeEvent(deps: EventIntakeDeps, tenantId: string, eventJson: string): Promise<Intake> {
   const event = JSON.parse(eventJson) as EventEnvelope;
-  return withTransaction(deps.pool, async (client) => {
-    const fresh = await recordEvent(client, tenantId, event);
-    const deliveries = fresh ? await fanOut(client, deps.topology, tenantId, event, eventJson) : 0;
-    return { fresh, deliveries, event };
-  });
+  // A transaction around the one statement so that the outbox relay is woken by its commit.
+  const { fresh, deliveries } = await withTransaction(deps.pool, (client) => recordAndFanOut(client, deps.topology, tenantId, event, eventJson));
+  return { event, fresh, deliveries };
 }

@@ -11,6 +11,7 @@ export const LANE_AVERAGES_MAX = 10_000;
 
 export interface HookLanesOptions<T> {
   perHook: number;
+  /** Queue places per hook unless submit() says otherwise. */
   queuePerHook: number;
   run(hookId: string, item: T): Promise<void>;
   now?: () => number;
@@ -19,7 +20,7 @@ export interface HookLanesOptions<T> {
 export type Submission = "started" | "queued" | "full";
 
 export interface HookLanes<T> {
-  submit(hookId: string, item: T): Submission;
+  submit(hookId: string, item: T, maxQueued?: number): Submission;
   /** Items running or queued in every lane (for ack heartbeats). */
   held(): T[];
   heldCount(): number;
@@ -27,8 +28,8 @@ export interface HookLanes<T> {
   backlog(hookId: string): number;
   /** Moving average of one hook's run times in ms (undefined before the first finished run). */
   averageMs(hookId: string): number | undefined;
-  /** Removes and returns every queued (not yet running) item. */
-  drainQueued(): T[];
+  /** Removes and returns every queued (not yet running) item, of one hook or of all. */
+  drainQueued(hookId?: string): T[];
   /** Resolves once fewer than `count` items are held. */
   whenBelow(count: number): Promise<void>;
   /** Resolves once nothing runs. */
@@ -74,7 +75,7 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
   };
 
   return {
-    submit(hookId, item) {
+    submit(hookId, item, maxQueued = queuePerHook) {
       let lane = lanes.get(hookId);
       if (!lane) {
         lane = { running: new Set(), queue: [] };
@@ -85,7 +86,7 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
         start(hookId, lane, item);
         return "started";
       }
-      if (lane.queue.length < queuePerHook) {
+      if (lane.queue.length < maxQueued) {
         count += 1;
         lane.queue.push(item);
         return "queued";
@@ -99,9 +100,9 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
       return lane ? lane.running.size + lane.queue.length : 0;
     },
     averageMs: (hookId) => averages.get(hookId),
-    drainQueued() {
+    drainQueued(hookId) {
       const drained: T[] = [];
-      for (const lane of lanes.values()) drained.push(...lane.queue.splice(0));
+      for (const [id, lane] of lanes) if (hookId === undefined || id === hookId) drained.push(...lane.queue.splice(0));
       count -= drained.length;
       notify();
       return drained;

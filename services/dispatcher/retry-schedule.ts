@@ -54,7 +54,8 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   if (!value) return undefined;
   const trimmed = value.trim();
   if (/^\d{1,10}$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
+  // An HTTP date always ends in GMT; anything else that Date.parse might read is not one.
+  const at = /GMT$/.test(trimmed) ? Date.parse(trimmed) : NaN;
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { Counter, Histogram } from "prom-client";
 import { DispatcherServiceService } from "../gen/waybill/dispatcher/v1/dispatcher.js";
 import { startConsumer } from "../platform/consumer.js";
+import { createPool } from "../platform/db.js";
 import { startGrpcServer } from "../platform/grpc.js";
 import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
 import { createOutboxRelay } from "../platform/outbox.js";
@@ -21,6 +22,7 @@ import { createSender } from "./sender.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
+export const DELIVERY_POOL_MAX = 10;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface DispatcherHandle extends ServiceHandle {
@@ -47,7 +49,11 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const secrets = createSecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY ?? generateSecretKey()));
     const sender = createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
     runtime.defer(sender.close);
-    const deliverer = createDeliverer({ db: pool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
+    // Deliveries have their own connections, so a burst of events being fanned out never makes
+    // them wait for one (nor they the intake).
+    const deliveryPool = createPool({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, max: DELIVERY_POOL_MAX, applicationName: "waybill-dispatcher-deliveries" });
+    runtime.defer(() => deliveryPool.end());
+    const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
     const deliveries = await startDeliveriesConsumer({
       bus,

@@ -16,6 +16,7 @@ import { productsRoutes } from "./routes/products.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { eventsRoutes } from "./routes/events.js";
 import { hooksRoutes } from "./routes/hooks.js";
+import { devicesRoutes } from "./routes/devices.js";
 import type { Api, RouteSpec } from "./route.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
@@ -44,6 +45,7 @@ export function registerRoutes(api: Api, clients: BackendClients): void {
   eventsRoutes(api, clients.dispatcher);
   hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
+  devicesRoutes(api, clients.devices);
 }
 
 /** The /v1 endpoints that need no credential. */

@@ -16,6 +16,8 @@ export const edgeConfigSchema = z.object({
   ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
   INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),
   DISPATCHER_GRPC_URL: z.string().default("127.0.0.1:50054"),
+  /** The MQTT gateway's DevicesService. */
+  DEVICES_GRPC_URL: z.string().default("127.0.0.1:50055"),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(DEFAULT_BODY_LIMIT_BYTES),
   /** How long a resolved token is trusted without asking identity again. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),

@@ -8,7 +8,7 @@ import type { Api } from "./route.js";
 
 function buildApi() {
   // gRPC clients connect lazily; nothing is called here.
-  const clients = createBackendClients({ identity: "127.0.0.1:1", orders: "127.0.0.1:1", inventory: "127.0.0.1:1", dispatcher: "127.0.0.1:1" });
+  const clients = createBackendClients({ identity: "127.0.0.1:1", orders: "127.0.0.1:1", inventory: "127.0.0.1:1", dispatcher: "127.0.0.1:1", devices: "127.0.0.1:1" });
   const api: Api = { router: new Router({ prefix: "/v1" }), routes: [] };
   registerRoutes(api, clients);
   clients.close();

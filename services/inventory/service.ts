@@ -7,6 +7,7 @@ import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { InventoryConfig } from "./config.js";
+import { startDeviceStockConsumer } from "./device-stock.js";
 import { createInventoryHandlers } from "./grpc-handlers.js";
 
 export const INVENTORY_SCHEMA = "inventory";
@@ -24,6 +25,8 @@ export async function startInventory(config: InventoryConfig): Promise<Inventory
     const relay = createOutboxRelay({ pool, bus, schema: INVENTORY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
+    const deviceStock = await startDeviceStockConsumer({ pool, topology: bus.topology, bus, logger, registry: runtime.ops.registry });
+    runtime.defer(deviceStock.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
       [InventoryServiceService, createInventoryHandlers({ pool, topology: bus.topology }, logger)],

@@ -78,10 +78,12 @@ async function main(): Promise<void> {
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}`,
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
-    const edge = await startEdge(loadEdgeConfig({ ...env, ...backends, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
-    running.push(edge);
+    // Before the edge: the edge's /v1/devices calls the gateway's DevicesService.
     const gateway = await startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
     running.push(gateway);
+    const devices = { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` };
+    const edge = await startEdge(loadEdgeConfig({ ...env, ...backends, ...devices, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
+    running.push(edge);
 
     say("");
     say("Waybill is running.");

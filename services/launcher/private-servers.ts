@@ -38,14 +38,15 @@ async function waitFor(host: string, port: number, what: string, timeoutMs = 20_
   throw new Error(`${what} did not start listening on ${host}:${port} within ${timeoutMs} ms`);
 }
 
-export async function startPrivateNats(dataDir: string): Promise<PrivateServer> {
+/** `port`: listen there (a restart on the same port and data folder); a free port otherwise. */
+export async function startPrivateNats(dataDir: string, options: { port?: number } = {}): Promise<PrivateServer> {
   const binary = findBinary("nats-server");
   if (!binary) {
     throw new MissingBinaryError("No NATS server answers and nats-server is not installed. Install it (Debian: apt-get install nats-server) or set NATS_URL.");
   }
   const storeDir = path.join(dataDir, "nats");
   await mkdir(storeDir, { recursive: true });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(binary, ["-js", "-sd", storeDir, "-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
   await waitFor("127.0.0.1", port, "nats-server");
   return { url: `nats://127.0.0.1:${port}`, stop: () => stopChild(child) };

@@ -9,6 +9,8 @@ export const mqttGatewayConfigSchema = z
     ...baseConfigShape,
     MQTT_PORT: port.default(DEFAULT_MQTT_PORT),
     OPS_PORT: port.default(DEFAULT_PORTS.mqttGateway.ops),
+    /** DevicesService: the device list and HTTP readings, called by the edge. */
+    GRPC_PORT: port.default(DEFAULT_PORTS.mqttGateway.grpc),
     IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
     /** PEM files; when both are set the broker speaks MQTT over TLS. */
     MQTT_TLS_CERT_FILE: z.string().optional(),

@@ -1,130 +1,64 @@
-// The MQTT gateway: an aedes broker for devices. Devices authenticate with sensor tokens; a QoS 1
-// publish is acknowledged only after JetStream INGRESS has stored it.
+// The MQTT gateway: an aedes broker for devices, the device registry (schema "devices") and the
+// DevicesService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
+// acknowledged only after JetStream INGRESS has stored it.
 import { readFile } from "node:fs/promises";
 import net from "node:net";
+import path from "node:path";
 import tls from "node:tls";
-import { Aedes, type AuthenticateError, type Client } from "aedes";
-import { Counter } from "prom-client";
-import { ulid } from "ulid";
+import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
+import { DevicesServiceService } from "../gen/waybill/devices/v1/devices.js";
 import { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import { watchRevocations } from "../identity/revocations.js";
-import { createTokenResolver, type TokenPrincipal } from "../identity/token-resolver.js";
-import { AppError } from "../platform/errors.js";
-import { createLogger, type Logger } from "../platform/logger.js";
-import { connectBus, createTopology, ensureStreams, publishDurable } from "../platform/nats.js";
-import { createOps, startOpsServer } from "../platform/ops.js";
+import { createTokenResolver } from "../identity/token-resolver.js";
+import { startGrpcServer } from "../platform/grpc.js";
+import type { Logger } from "../platform/logger.js";
+import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
+import { startRuntime } from "../platform/runtime.js";
+import { createDeviceBroker } from "./broker.js";
 import type { MqttGatewayConfig } from "./config.js";
-import { parseDevicePayload, type IngressMessage } from "./ingress.js";
-import { DEVICE_ID_PATTERN, maySubscribe, publishableLevels } from "./topics.js";
+import { createDevicesHandlers } from "./grpc-handlers.js";
+import { createLastSeenWriter } from "./last-seen.js";
+import { startReadingsConsumer } from "./readings-consumer.js";
+
+export const DEVICES_SCHEMA = "devices";
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface MqttGatewayHandle extends ServiceHandle {
   port: number;
   opsPort: number;
+  grpcPort: number;
 }
-
-interface DeviceSession {
-  deviceId: string;
-  principal: TokenPrincipal;
-}
-
-const BAD_USERNAME_OR_PASSWORD = 4;
-const SERVER_UNAVAILABLE = 3;
 
 export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger?: Logger } = {}): Promise<MqttGatewayHandle> {
-  const logger = deps.logger ?? createLogger("mqtt-gateway", config.LOG_LEVEL);
-  const bus = await connectBus({ url: config.NATS_URL, name: "waybill-mqtt-gateway", topology: createTopology(config.STREAM_PREFIX), logger });
-  const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure());
-  const cleanup: (() => Promise<void> | void)[] = [() => bus.close(), () => identity.close()];
+  const runtime = await startRuntime({ service: "mqtt-gateway", schema: DEVICES_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT, logger: deps.logger });
   try {
-    await ensureStreams(bus, logger);
+    const { pool, bus, logger, ops } = runtime;
+    const relay = createOutboxRelay({ pool, bus, schema: DEVICES_SCHEMA, logger });
+    await relay.start();
+    runtime.defer(relay.stop);
+    const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure());
+    runtime.defer(async () => identity.close());
+    const lastSeen = createLastSeenWriter(pool, logger);
+    runtime.defer(lastSeen.stop);
+    const readings = await startReadingsConsumer({ pool, bus, logger, registry: ops.registry });
+    runtime.defer(readings.stop);
+
     const tokens = createTokenResolver(identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
-    const sessions = new WeakMap<Client, DeviceSession>();
-    // Live connections per token, so a revocation can close them at once.
-    const clientsByToken = new Map<string, Set<Client>>();
+    const devices = await createDeviceBroker({ bus, tokens, registry: { pool, topology: bus.topology }, lastSeen, metrics: ops.registry, logger });
+    // Registry writes of the sessions the broker's close ends must land before the pool goes.
+    runtime.defer(devices.settle);
     const stopWatching = watchRevocations(bus, {
       onRevoked: ({ tokenId }) => {
         tokens.forget(tokenId);
-        for (const client of clientsByToken.get(tokenId) ?? []) {
-          logger.info({ deviceId: sessions.get(client)?.deviceId, tokenId }, "closing device session of a revoked token");
-          client.close();
-        }
+        devices.closeSessionsOf(tokenId);
       },
       onGap: () => tokens.forgetAll(),
     });
-    cleanup.push(stopWatching);
-    const ops = createOps("mqtt-gateway", { nats: async () => void (await bus.nc.flush()) });
-    const dropped = new Counter({ name: "waybill_mqtt_messages_dropped_total", help: "Device messages dropped", labelNames: ["reason"], registers: [ops.registry] });
-    const stored = new Counter({ name: "waybill_mqtt_messages_stored_total", help: "Device messages stored in INGRESS", registers: [ops.registry] });
+    runtime.defer(async () => stopWatching());
 
-    const broker = await Aedes.createBroker({
-      authenticate(client, username, password, done) {
-        const refuse = (code: number) => done(Object.assign(new Error("refused"), { returnCode: code }) as AuthenticateError, false);
-        if (!username || !DEVICE_ID_PATTERN.test(username) || !password) return refuse(BAD_USERNAME_OR_PASSWORD);
-        tokens.resolve(password.toString("utf8")).then(
-          (principal) => {
-            if (principal.tokenType !== "sensor") return refuse(BAD_USERNAME_OR_PASSWORD);
-            sessions.set(client, { deviceId: username, principal });
-            const live = clientsByToken.get(principal.credentialId) ?? new Set<Client>();
-            clientsByToken.set(principal.credentialId, live.add(client));
-            done(null, true);
-          },
-          (error: unknown) => refuse(error instanceof AppError && error.status === 401 ? BAD_USERNAME_OR_PASSWORD : SERVER_UNAVAILABLE),
-        );
-      },
-      authorizeSubscribe(client, subscription, done) {
-        const session = sessions.get(client);
-        if (!session || !maySubscribe(session.deviceId, subscription.topic)) return done(new Error("subscription not allowed"));
-        done(null, subscription);
-      },
-      authorizePublish(client, packet, done) {
-        const session = client ? sessions.get(client) : undefined;
-        if (!client) return done(null); // the broker's own messages
-        const levels = session && publishableLevels(session.deviceId, packet.topic);
-        if (!session || !levels) return done(new Error("publish not allowed on this topic"));
-        const parsed = parseDevicePayload(packet.payload);
-        if (!parsed.ok) {
-          // Dropped, not stored: answered so the device does not resend what can never be taken.
-          dropped.inc({ reason: parsed.reason });
-          logger.warn({ deviceId: session.deviceId, topic: packet.topic, reason: parsed.reason }, "device message dropped");
-          return done(null);
-        }
-        const message: IngressMessage = {
-          tenantId: session.principal.tenantId,
-          deviceId: session.deviceId,
-          tokenId: session.principal.credentialId,
-          channel: levels,
-          receivedAt: new Date().toISOString(),
-          payload: parsed.value,
-        };
-        const subject = bus.topology.ingressSubject(message.tenantId, "devices", session.deviceId, ...levels);
-        const write = publishDurable(bus, subject, JSON.stringify(message), { msgId: `mqtt-${ulid()}` }).then(() => stored.inc());
-        if (packet.qos === 0) {
-          write.catch((error) => logger.warn({ err: error.message }, "QoS 0 device message lost"));
-          return done(null);
-        }
-        // QoS 1/2: no PUBACK before the store confirmed; on failure the connection closes and
-        // the device resends the unacknowledged message after reconnecting.
-        write.then(
-          () => done(null),
-          (error: Error) => {
-            logger.warn({ err: error.message, deviceId: session.deviceId }, "device message not stored; withholding acknowledgement");
-            done(error);
-          },
-        );
-      },
-    });
-
-    broker.on("clientDisconnect", (client) => {
-      const session = sessions.get(client);
-      if (!session) return;
-      const live = clientsByToken.get(session.principal.credentialId);
-      live?.delete(client);
-      if (live?.size === 0) clientsByToken.delete(session.principal.credentialId);
-    });
-
-    const handler = broker.handle as (socket: net.Socket) => void;
+    const handler = devices.broker.handle as (socket: net.Socket) => void;
     const server =
       config.MQTT_TLS_CERT_FILE && config.MQTT_TLS_KEY_FILE
         ? tls.createServer({ cert: await readFile(config.MQTT_TLS_CERT_FILE), key: await readFile(config.MQTT_TLS_KEY_FILE) }, handler)
@@ -133,26 +67,16 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
       server.once("error", reject);
       server.listen(config.MQTT_PORT, config.BIND_HOST, () => resolve());
     });
-    cleanup.push(() => new Promise<void>((resolve) => broker.close(() => resolve())));
-    cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const opsServer = await startOpsServer(ops, config.BIND_HOST, config.OPS_PORT);
-    cleanup.unshift(() => opsServer.stop());
+    runtime.defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    runtime.defer(() => new Promise<void>((resolve) => devices.broker.close(() => resolve())));
+
+    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[DevicesServiceService, createDevicesHandlers({ pool, bus, lastSeen }, logger)]]);
+    runtime.defer(grpc.stop);
     const port = (server.address() as net.AddressInfo).port;
-    logger.info({ port, tls: Boolean(config.MQTT_TLS_CERT_FILE) }, "mqtt gateway started");
-    return {
-      port,
-      opsPort: opsServer.port,
-      async stop() {
-        ops.setDraining();
-        await runCleanup(cleanup);
-      },
-    };
+    logger.info({ port, grpcPort: grpc.port, tls: Boolean(config.MQTT_TLS_CERT_FILE) }, "mqtt gateway started");
+    return { port, opsPort: runtime.opsPort!, grpcPort: grpc.port, stop: runtime.stop };
   } catch (error) {
-    await runCleanup(cleanup);
+    await runtime.stop();
     throw error;
   }
-}
-
-async function runCleanup(cleanup: (() => Promise<void> | void)[]): Promise<void> {
-  while (cleanup.length > 0) await Promise.resolve(cleanup.pop()!()).catch(() => {});
 }

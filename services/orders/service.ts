@@ -11,6 +11,7 @@ import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { OrdersConfig } from "./config.js";
 import type { OrdersDeps } from "./deps.js";
+import { startDeviceShipmentsConsumer } from "./device-shipments.js";
 import { ordersGrpcHandlers } from "./grpc-handlers.js";
 import { createInventoryPort } from "./inventory-port.js";
 
@@ -38,6 +39,8 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
     const relay = createOutboxRelay({ pool, bus, schema: ORDERS_SCHEMA, logger });
     if (options.startRelay !== false) await relay.start();
     runtime.defer(relay.stop);
+    const deviceShipments = await startDeviceShipmentsConsumer({ ...deps, bus, registry: runtime.ops.registry });
+    runtime.defer(deviceShipments.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[OrdersServiceService, ordersGrpcHandlers(deps, logger)]]);
     runtime.defer(grpc.stop);

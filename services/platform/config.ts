@@ -10,7 +10,7 @@ export const DEFAULT_PORTS = Object.freeze({
   orders: { grpc: 50052, ops: 9102 },
   inventory: { grpc: 50053, ops: 9103 },
   dispatcher: { grpc: 50054, ops: 9104 },
-  mqttGateway: { ops: 9105 },
+  mqttGateway: { grpc: 50055, ops: 9105 },
 });
 
 export const port = z.coerce.number().int().min(0).max(65535);

@@ -9,6 +9,8 @@ import { loadIdentityConfig } from "../../services/identity/config.js";
 import { startIdentity, type IdentityHandle } from "../../services/identity/service.js";
 import { loadInventoryConfig } from "../../services/inventory/config.js";
 import { startInventory, type InventoryHandle } from "../../services/inventory/service.js";
+import { loadMqttGatewayConfig } from "../../services/mqtt-gateway/config.js";
+import { startMqttGateway, type MqttGatewayHandle } from "../../services/mqtt-gateway/service.js";
 import { loadOrdersConfig } from "../../services/orders/config.js";
 import { startOrders, type OrdersHandle, type OrdersOptions } from "../../services/orders/service.js";
 import { createTestEnvironment, type TestEnvironment } from "./environment.js";
@@ -21,6 +23,8 @@ export interface Stack {
   inventory: InventoryHandle;
   orders: OrdersHandle;
   dispatcher: DispatcherHandle;
+  /** The MQTT gateway (device registry and DevicesService); MQTT on gateway.port. */
+  gateway: MqttGatewayHandle;
   edge: EdgeHandle;
   /** Environment the stack's services were started with (for starting more of them). */
   serviceEnv: Record<string, string>;
@@ -55,6 +59,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
     Object.assign(serviceEnv, backends);
+    const gateway = await startMqttGateway(loadMqttGatewayConfig({ ...serviceEnv, MQTT_PORT: "0" }));
+    started.push(gateway);
+    Object.assign(serviceEnv, { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` });
     const edge = await startEdge(loadEdgeConfig(serviceEnv));
     started.push(edge);
     return {
@@ -65,6 +72,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       inventory,
       orders,
       dispatcher,
+      gateway,
       edge,
       serviceEnv,
       async stop() {

@@ -1,0 +1,79 @@
+// Benchmark: QoS 1 device messages per second stored in JetStream INGRESS through the MQTT
+// gateway (PUBACK after the stream's ack), from concurrent mqtt.js clients, next to a bare
+// JetStream async-publish loop with the same number of messages in flight, in the same run.
+// Run: npm run bench:devices   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_WINDOW, BENCH_TOPOLOGY=split|single)
+import { randomBytes } from "node:crypto";
+import { jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import mqtt, { type MqttClient } from "mqtt";
+import { startSystem } from "./system.js";
+import { createTestEnvironment } from "../test/support/environment.js";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const clients = Number(process.env.BENCH_CLIENTS ?? 20);
+/** Unacknowledged publishes each client keeps in flight. */
+const window = Number(process.env.BENCH_WINDOW ?? 16);
+const token = `api-bench-${randomBytes(24).toString("base64url")}`;
+
+interface Result {
+  messages: number;
+  perSecond: number;
+}
+
+/** Runs `lanes` loops that each keep `window` sends in flight until the time is up. */
+async function measure(lanes: number, durationMs: number, send: (lane: number) => Promise<unknown>): Promise<Result> {
+  let messages = 0;
+  const started = performance.now();
+  const deadline = started + durationMs;
+  await Promise.all(
+    Array.from({ length: lanes * window }, async (_, i) => {
+      while (performance.now() < deadline) {
+        await send(i % lanes);
+        messages++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return { messages, perSecond: messages / elapsed };
+}
+
+const env = await createTestEnvironment();
+const system = await startSystem({ ...env.env, BOOTSTRAP_API_TOKEN: token, RATE_LIMIT_REQUESTS: "100000000" });
+const devices: MqttClient[] = [];
+const nc = await connect({ servers: env.natsUrl });
+try {
+  const created = await fetch(`${system.baseUrl}/v1/tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name: "bench sensors", type: "sensor" }),
+  });
+  if (created.status !== 201) throw new Error(`could not create the sensor token: ${created.status} ${await created.text()}`);
+  const sensor = ((await created.json()) as { token: string }).token;
+  for (let i = 0; i < clients; i++) {
+    devices.push(await mqtt.connectAsync(system.mqttUrl, { username: `bench-${i}`, password: sensor, protocolVersion: 4, reconnectPeriod: 0 }));
+  }
+  const reading = (n: number) => JSON.stringify({ temperature: 4.5, humidity: 61, battery: 88, n });
+  let n = 0;
+  const viaGateway = (lane: number) => devices[lane].publishAsync(`devices/bench-${lane}/telemetry`, reading(n++), { qos: 1 });
+
+  // The bare loop stores a message of the same size as the gateway's envelope in the same stream.
+  const js = jetstream(nc);
+  const envelope = (lane: number) =>
+    JSON.stringify({ tenantId: "ten_bench", deviceId: `bare-${lane}`, tokenId: "tok_bench", channel: ["bare"], receivedAt: new Date().toISOString(), payload: JSON.parse(reading(n++)) });
+  const bare = (lane: number) => js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "bare"), envelope(lane), { msgID: `bare-${n}-${lane}` });
+
+  process.stdout.write(`devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  await measure(clients, 2_000, viaGateway);
+  await measure(clients, 2_000, bare);
+  const gateway = await measure(clients, seconds * 1000, viaGateway);
+  const baseline = await measure(clients, seconds * 1000, bare);
+  const line = (label: string, r: Result) => `${label.padEnd(48)} ${r.perSecond.toFixed(0).padStart(8)} msg/s  (${r.messages} messages)\n`;
+  process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway));
+  process.stdout.write(line("bare JetStream async publish (same stream)", baseline));
+  process.stdout.write(`ratio gateway / bare: ${(gateway.perSecond / baseline.perSecond).toFixed(2)}\n`);
+} finally {
+  for (const device of devices) await device.endAsync(true).catch(() => {});
+  await nc.close();
+  await system.stop();
+  await env.cleanup();
+}

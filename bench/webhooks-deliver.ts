@@ -1,0 +1,166 @@
+// Benchmark: signed webhook deliveries per second through the dispatcher (EVENTS → event log +
+// fan-out → DELIVERIES → sign → POST) to a local receiver, next to a bare undici POST loop to the
+// same receiver in the same run, and the latency from an event's commit to its receipt at a
+// steady moderate rate of orders created over HTTP.
+// Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single)
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "@nats-io/transport-node";
+import { jetstream } from "@nats-io/jetstream";
+import pg from "pg";
+import { newId } from "../services/platform/ids.js";
+import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../services/platform/nats.js";
+import { verifyWebhook } from "../services/receiver/verify.js";
+import { DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK } from "../services/dispatcher/config.js";
+import { createTestEnvironment } from "../test/support/environment.js";
+import { formatResult, runLoad } from "./load.js";
+import { startSystem } from "./system.js";
+
+const events = Number(process.env.BENCH_EVENTS ?? 5_000);
+const hookCount = Number(process.env.BENCH_HOOKS ?? 4);
+const rate = Number(process.env.BENCH_RATE ?? 50);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const concurrency = hookCount * DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK;
+const token = `api-bench-${randomBytes(24).toString("base64url")}`;
+
+// The receiver: answers 204 at once, verifies every signed delivery, notes when each arrived.
+const secrets = new Map<string, string>();
+const arrivals: { at: number; eventTime: number; eventId: string; hookId: string }[] = [];
+let verified = 0;
+let unverified = 0;
+const receiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    res.writeHead(204).end();
+    if (req.url === "/bare") return;
+    const at = Date.now();
+    const raw = Buffer.concat(chunks);
+    const hookId = String(req.headers["x-service-webhook-id"]);
+    if (verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) verified += 1;
+    else unverified += 1;
+    const event = JSON.parse(raw.toString("utf8"));
+    arrivals.push({ at, eventTime: Date.parse(event.time), eventId: event.id, hookId });
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+const env = await createTestEnvironment();
+const system = await startSystem({
+  ...env.env,
+  BOOTSTRAP_API_TOKEN: token,
+  RATE_LIMIT_REQUESTS: "100000000",
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+});
+const nc = await connect({ servers: env.natsUrl });
+const db = new pg.Client({ connectionString: env.databaseUrl });
+await db.connect();
+try {
+  const api = async (path: string, body: unknown) => {
+    const response = await fetch(`${system.baseUrl}/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { id: string; secret: string };
+  };
+  for (let i = 0; i < hookCount; i++) {
+    const hook = await api("/hooks", { name: `bench ${i}`, url: `${receiverOrigin}/hooks/${i}`, on: "order.created" });
+    secrets.set(hook.id, hook.secret);
+  }
+  const customerId = (await api("/customers", { name: "Bench Customer" })).id;
+  const tenantId = (await db.query<{ id: string }>("SELECT id FROM identity.tenants WHERE name = 'default'")).rows[0].id;
+
+  // Events straight onto EVENTS (as the services' outbox relays put them), so that the dispatcher,
+  // not the event producers, is what this phase measures.
+  const js = jetstream(nc);
+  const publishEvents = async (count: number) => {
+    const batch = 200;
+    for (let offset = 0; offset < count; offset += batch) {
+      await Promise.all(
+        Array.from({ length: Math.min(batch, count - offset) }, () => {
+          const transactionId = newId("txn");
+          const event = {
+            id: newId("evt"),
+            kind: "order.created",
+            time: new Date().toISOString(),
+            transactionId,
+            orderId: newId("ord"),
+            shortId: `BW-${offset}`,
+            customerId,
+            dueDate: null,
+            currency: "EUR",
+            status: "pending",
+            orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }],
+            total: "39.98",
+          };
+          const h = headers();
+          h.set(TENANT_ID_NATS_HEADER, tenantId);
+          h.set(TRANSACTION_ID_NATS_HEADER, transactionId);
+          return js.publish(env.topology.eventSubject(tenantId, "order.created"), JSON.stringify(event), { msgID: event.id, headers: h });
+        }),
+      );
+    }
+  };
+  const waitForArrivals = async (count: number, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (arrivals.length < count) {
+      if (Date.now() > deadline) throw new Error(`only ${arrivals.length} of ${count} deliveries arrived within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  process.stdout.write(`webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  // Warm-up: connections, prepared paths, JIT.
+  await publishEvents(200);
+  await waitForArrivals(200 * hookCount, 60_000);
+  arrivals.length = 0;
+
+  const started = performance.now();
+  await publishEvents(events);
+  await waitForArrivals(events * hookCount, 600_000);
+  const elapsed = (performance.now() - started) / 1000;
+  const signedPerSecond = (events * hookCount) / elapsed;
+  const distinct = new Set(arrivals.map((a) => `${a.eventId}:${a.hookId}`)).size;
+
+  const body = JSON.stringify({ id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"), total: "39.98" });
+  const bare = await runLoad(
+    receiverOrigin,
+    () => ({ method: "POST", path: "/bare", headers: { "content-type": "application/json", "x-service-signature": `t=0,v1=${"0".repeat(64)}` }, body }),
+    { concurrency, durationMs: Math.max(3_000, seconds * 1000), expectStatus: 204 },
+  );
+
+  // Steady, moderate rate through the whole system: orders over HTTP, one order.created each.
+  arrivals.length = 0;
+  const sent = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (let i = 0; i < sent; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(api("/orders", { shortId: `BWS-${i}-${randomBytes(3).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_bench", quantity: 1, price: "5.00" }] }));
+  }
+  await Promise.all(inFlight);
+  await waitForArrivals(sent * hookCount, 60_000);
+  const latencies = arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+
+  process.stdout.write(
+    `${"signed deliveries (EVENTS → receiver)".padEnd(34)} ${signedPerSecond.toFixed(0).padStart(7)} /s       ` +
+      `(${events} events × ${hookCount} hooks = ${events * hookCount} in ${elapsed.toFixed(1)} s; ${distinct} distinct)\n`,
+  );
+  process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n`);
+  process.stdout.write(`ratio signed deliveries / bare POSTs: ${(signedPerSecond / bare.perSecond).toFixed(3)}\n`);
+  process.stdout.write(
+    `latency event commit → receipt at ${rate} orders/s × ${hookCount} hooks over ${seconds} s: p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   max ${latencies.at(-1)} ms   (n=${latencies.length})\n`,
+  );
+  process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
+} finally {
+  await nc.close();
+  await db.end();
+  await system.stop();
+  await env.cleanup();
+  receiver.closeAllConnections();
+  receiver.close();
+}

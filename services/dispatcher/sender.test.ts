@@ -1,0 +1,99 @@
+// The sender against real sockets on loopback (no database, no NATS).
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSender, RESPONSE_BODY_LIMIT_BYTES, type Sender } from "./sender.js";
+
+let server: http.Server;
+let base: string;
+const seen: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push({ headers: req.headers, body });
+      if (req.url === "/big") return void res.writeHead(200, { "content-type": "text/plain" }).end("é".repeat(RESPONSE_BODY_LIMIT_BYTES));
+      if (req.url === "/slow") return void setTimeout(() => res.writeHead(200).end(), 1_000);
+      if (req.url === "/busy") return void res.writeHead(429, { "retry-after": "7", "set-cookie": ["a=1", "b=2"] }).end("slow down");
+      if (req.url === "/nul") return void res.writeHead(500).end("a\u0000b");
+      res.writeHead(201, { "x-answer": "yes" }).end("created");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function withSender(options: { timeoutMs?: number; allowPrivateNetworks?: boolean }, fn: (sender: Sender) => Promise<void>) {
+  return async () => {
+    const sender = createSender({ timeoutMs: options.timeoutMs ?? 5_000, allowPrivateNetworks: options.allowPrivateNetworks ?? true });
+    try {
+      await fn(sender);
+    } finally {
+      await sender.close();
+    }
+  };
+}
+
+describe("sender", () => {
+  it(
+    "POSTs the body with the given headers and reports a 2xx as success",
+    withSender({}, async (sender) => {
+      const result = await sender.send(`${base}/ok?x=1`, '{"a":1}', { "Content-Type": "application/json", "X-Service-Webhook-Id": "hook_1" });
+      expect(result).toMatchObject({ ok: true, statusCode: 201, responseBody: "created", error: null, receiverFault: false, aborted: false });
+      expect(result.responseHeaders["x-answer"]).toBe("yes");
+      expect(seen.at(-1)).toMatchObject({ body: '{"a":1}', headers: { "content-type": "application/json", "x-service-webhook-id": "hook_1" } });
+    }),
+  );
+
+  it(
+    "keeps the first 4 KiB of an answer and joins repeated headers",
+    withSender({}, async (sender) => {
+      const big = await sender.send(`${base}/big`, "{}", {});
+      expect(Buffer.byteLength(big.responseBody!)).toBeLessThanOrEqual(RESPONSE_BODY_LIMIT_BYTES + 2);
+      expect(big.responseBody!.length).toBeGreaterThan(2000);
+      const busy = await sender.send(`${base}/busy`, "{}", {});
+      expect(busy).toMatchObject({ ok: false, statusCode: 429, retryAfter: "7", receiverFault: true, responseBody: "slow down" });
+      expect(busy.responseHeaders["set-cookie"]).toBe("a=1, b=2");
+      expect((await sender.send(`${base}/nul`, "{}", {})).responseBody).toBe("a\uFFFDb");
+    }),
+  );
+
+  it(
+    "fails a receiver that answers too late, or not at all",
+    withSender({ timeoutMs: 200 }, async (sender) => {
+      const slow = await sender.send(`${base}/slow`, "{}", {});
+      expect(slow).toMatchObject({ ok: false, statusCode: null, error: "timeout after 200 ms", receiverFault: true });
+      expect(slow.durationMs).toBeGreaterThanOrEqual(150);
+      const closed = http.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((resolve) => closed.close(resolve));
+      expect(await sender.send(`http://127.0.0.1:${port}/`, "{}", {})).toMatchObject({ ok: false, error: "connection refused", receiverFault: true });
+    }),
+  );
+
+  it(
+    "refuses loopback unless private networks are allowed, by literal and by name",
+    withSender({ allowPrivateNetworks: false }, async (sender) => {
+      const before = seen.length;
+      for (const url of [`${base}/ok`, base.replace("127.0.0.1", "localhost")]) {
+        expect(await sender.send(url, "{}", {}), url).toMatchObject({ ok: false, error: "blocked address", statusCode: null, receiverFault: false });
+      }
+      expect(seen.length).toBe(before);
+    }),
+  );
+
+  it(
+    "reports an attempt stopped by the caller as aborted, not as a failure",
+    withSender({}, async (sender) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      expect(await sender.send(`${base}/slow`, "{}", {}, controller.signal)).toMatchObject({ aborted: true });
+    }),
+  );
+});

@@ -1,0 +1,34 @@
+// Stock counts from devices (devices/<id>/inventory): the measured count becomes on_hand, as an
+// adjustment with reason "device <deviceId>" and its events (inventory.adjusted, low, depleted).
+import type { Registry } from "prom-client";
+import type { RunningConsumer } from "../platform/consumer.js";
+import { DroppedMessage, startDeviceConsumer } from "../platform/device-consumer.js";
+import { inventoryReadingSchema, issuesOf } from "../platform/device-messages.js";
+import type { Logger } from "../platform/logger.js";
+import type { Bus } from "../platform/nats.js";
+import { adjustStock } from "./adjustments.js";
+import type { InventoryDeps } from "./products.js";
+
+export const DEVICE_STOCK_DURABLE = "inventory-device-stock";
+
+export function startDeviceStockConsumer(deps: InventoryDeps & { bus: Bus; logger: Logger; registry: Registry }): Promise<RunningConsumer> {
+  return startDeviceConsumer({
+    bus: deps.bus,
+    logger: deps.logger,
+    registry: deps.registry,
+    durable: DEVICE_STOCK_DURABLE,
+    channel: "inventory",
+    async handle(message) {
+      const reading = inventoryReadingSchema.safeParse(message.payload);
+      if (!reading.success) throw new DroppedMessage("invalid_payload", issuesOf(reading.error));
+      const { productId, location, onHand } = reading.data;
+      // The message id as idempotency key: a redelivered message replays instead of adjusting twice.
+      await adjustStock(
+        deps,
+        message.tenantId,
+        { productId, location, setTo: onHand, reason: `device ${message.deviceId}` },
+        { key: `ingress:${message.messageId}`, requestHash: message.messageId },
+      );
+    },
+  });
+}

@@ -1,0 +1,53 @@
+// The gateway's gRPC surface: the device list, and device messages that arrive over HTTP, which
+// pass the same topic and payload rules as MQTT publishes and the same publisher.
+import type { DevicesServiceServer } from "../gen/waybill/devices/v1/devices.js";
+import { withTransaction, type Pool } from "../platform/db.js";
+import { ValidationError } from "../platform/errors.js";
+import { unary } from "../platform/grpc.js";
+import { idempotent } from "../platform/idempotency.js";
+import type { Logger } from "../platform/logger.js";
+import type { Bus } from "../platform/nats.js";
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../platform/pagination.js";
+import { listDevices } from "./device-registry.js";
+import { parseDevicePayload } from "./ingress.js";
+import { publishDeviceMessage } from "./ingress-publisher.js";
+import type { LastSeenWriter } from "./last-seen.js";
+import { DEVICE_ID_PATTERN, publishableLevels } from "./topics.js";
+
+export interface DevicesHandlerDeps {
+  pool: Pool;
+  bus: Bus;
+  lastSeen: LastSeenWriter;
+}
+
+export function createDevicesHandlers(deps: DevicesHandlerDeps, logger: Logger): DevicesServiceServer {
+  return {
+    listDevices: unary(logger, async (request) => {
+      const limit = request.limit > 0 ? Math.min(request.limit, MAX_PAGE_LIMIT) : DEFAULT_PAGE_LIMIT;
+      const page = await listDevices(deps.pool, request.tenantId, limit, request.cursor);
+      return {
+        data: page.data.map((d) => ({ ...d, lastSeenAt: d.lastSeenAt ?? undefined })),
+        nextCursor: page.nextCursor ?? undefined,
+      };
+    }),
+    publishReading: unary(logger, async (request) => {
+      if (!DEVICE_ID_PATTERN.test(request.deviceId)) {
+        throw new ValidationError("The device id is not valid.", [{ path: "deviceId", message: "1 to 64 letters, digits, - or _" }]);
+      }
+      const channel = publishableLevels(request.deviceId, ["devices", request.deviceId, ...request.channel].join("/"));
+      if (!channel) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "topic levels of letters, digits, - or _" }]);
+      const payload = parseDevicePayload(request.payloadJson);
+      if (!payload.ok) throw new ValidationError("The payload is not valid.", [{ path: "payload", message: payload.reason }]);
+      const ref = { tenantId: request.tenantId, deviceId: request.deviceId, tokenId: request.tokenId };
+      const key = request.idempotency?.key;
+      // The key also names the stored message, so a publish repeated after a failed commit is
+      // deduplicated by the stream.
+      const publish = () => publishDeviceMessage(deps.bus, { ...ref, channel, payload: payload.value, dedupKey: key });
+      const { value, replayed } = key
+        ? await withTransaction(deps.pool, (client) => idempotent(client, request.tenantId, "devices.readings", request.idempotency, publish))
+        : { value: await publish(), replayed: false };
+      deps.lastSeen.seen(ref);
+      return { ...value, replayed };
+    }),
+  };
+}

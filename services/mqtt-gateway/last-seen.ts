@@ -1,0 +1,47 @@
+// lastSeenAt is written behind: messages only mark the device in memory and one statement a
+// second writes the marks, so a busy device costs no database write per message.
+import type { Pool } from "../platform/db.js";
+import type { Logger } from "../platform/logger.js";
+import { recordSightings, type DeviceRef, type Sighting } from "./device-registry.js";
+
+export const LAST_SEEN_FLUSH_MS = 1_000;
+
+export interface LastSeenWriter {
+  seen(ref: DeviceRef): void;
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createLastSeenWriter(pool: Pool, logger: Logger, intervalMs = LAST_SEEN_FLUSH_MS): LastSeenWriter {
+  let pending = new Map<string, Sighting>();
+  let flushing: Promise<void> = Promise.resolve();
+
+  const flush = () => {
+    flushing = flushing.then(async () => {
+      if (pending.size === 0) return;
+      const batch = pending;
+      pending = new Map();
+      try {
+        await recordSightings(pool, [...batch.values()]);
+      } catch (error) {
+        // Put them back (newer marks win) and try on the next tick.
+        for (const [key, sighting] of batch) if (!pending.has(key)) pending.set(key, sighting);
+        logger.warn({ err: (error as Error).message }, "could not write device lastSeenAt; will retry");
+      }
+    });
+    return flushing;
+  };
+  const timer = setInterval(() => void flush(), intervalMs);
+  timer.unref();
+
+  return {
+    seen(ref) {
+      pending.set(`${ref.tenantId}\u0000${ref.deviceId}`, { ...ref, at: new Date() });
+    },
+    flush,
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}

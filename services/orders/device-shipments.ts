@@ -1,0 +1,29 @@
+// Shipment scans from devices (devices/<id>/shipments): a status change of the shipment with
+// that tracking number, through the same function as HTTP (a delivery may complete the order).
+// Idempotent by the state machine: a redelivered scan asks for the transition already made,
+// which is refused (409) and dropped, so it changes nothing twice.
+import type { Registry } from "prom-client";
+import type { RunningConsumer } from "../platform/consumer.js";
+import { DroppedMessage, startDeviceConsumer } from "../platform/device-consumer.js";
+import { issuesOf, shipmentScanSchema } from "../platform/device-messages.js";
+import type { Bus } from "../platform/nats.js";
+import type { OrdersDeps } from "./deps.js";
+import { applyShipmentStatus } from "./shipments.js";
+
+export const DEVICE_SHIPMENTS_DURABLE = "orders-device-shipments";
+
+export function startDeviceShipmentsConsumer(deps: OrdersDeps & { bus: Bus; registry: Registry }): Promise<RunningConsumer> {
+  return startDeviceConsumer({
+    bus: deps.bus,
+    logger: deps.logger,
+    registry: deps.registry,
+    durable: DEVICE_SHIPMENTS_DURABLE,
+    channel: "shipments",
+    async handle(message) {
+      const scan = shipmentScanSchema.safeParse(message.payload);
+      if (!scan.success) throw new DroppedMessage("invalid_payload", issuesOf(scan.error));
+      const { trackingNumber, status, location, at } = scan.data;
+      await applyShipmentStatus(deps, message.tenantId, { trackingNumber }, { status, location, at, note: `device ${message.deviceId}` });
+    },
+  });
+}

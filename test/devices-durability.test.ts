@@ -1,0 +1,92 @@
+// QoS 1 durability: a gateway on a private nats-server that is stopped and restarted (same port,
+// same data folder) while a device publishes. Every PUBACKed message must be in INGRESS; while
+// the bus is down no PUBACK may arrive; the device's retries bring the rest in afterwards.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import mqtt from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrivateNats, type PrivateServer } from "../services/launcher/private-servers.js";
+import { loadMqttGatewayConfig } from "../services/mqtt-gateway/config.js";
+import { startMqttGateway, type MqttGatewayHandle } from "../services/mqtt-gateway/service.js";
+import { readStream } from "./support/bus.js";
+import { startStack, type Stack } from "./support/stack.js";
+import { issueToken } from "./support/tokens.js";
+
+const MESSAGES = 300;
+const WINDOW = 20;
+const STOP_AFTER_ACKS = 60;
+/** Longer than the gateway's publish timeout (5 s), so stores fail and PUBACKs are withheld. */
+const OUTAGE_MS = 6_000;
+
+let stack: Stack;
+let dataDir: string;
+let nats: PrivateServer | undefined;
+let gateway: MqttGatewayHandle | undefined;
+
+beforeAll(async () => {
+  stack = await startStack();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "waybill-qos1-"));
+  nats = await startPrivateNats(dataDir);
+  gateway = await startMqttGateway(loadMqttGatewayConfig({ ...stack.serviceEnv, NATS_URL: nats.url, MQTT_PORT: "0", GRPC_PORT: "0", OPS_PORT: "0" }));
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await nats?.stop();
+  await stack?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("QoS 1 across a bus outage", () => {
+  it("acknowledges only what INGRESS stored, and stores everything once the bus is back", { timeout: 60_000 }, async () => {
+    const natsPort = Number(new URL(nats!.url).port);
+    const sensor = await issueToken(stack.env.databaseUrl, "sensor");
+    const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${gateway!.port}`, {
+      username: "durable-1",
+      password: sensor.token,
+      protocolVersion: 4,
+      clientId: "durable-1",
+      reconnectPeriod: 200,
+      connectTimeout: 5_000,
+    });
+    let closes = 0;
+    device.on("close", () => closes++);
+
+    const acked = new Map<number, number>(); // message number → time of its PUBACK
+    let outage: { from: number; to: number } | undefined;
+    let bounce: Promise<void> | undefined;
+    const publishOne = async (n: number) => {
+      await device.publishAsync("devices/durable-1/telemetry", JSON.stringify({ n }), { qos: 1 });
+      acked.set(n, Date.now());
+      if (acked.size === STOP_AFTER_ACKS && !bounce) {
+        bounce = (async () => {
+          await nats!.stop();
+          const from = Date.now();
+          await new Promise((r) => setTimeout(r, OUTAGE_MS));
+          const to = Date.now();
+          outage = { from, to };
+          nats = await startPrivateNats(dataDir, { port: natsPort });
+        })();
+      }
+    };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: WINDOW }, async () => {
+        while (next < MESSAGES) await publishOne(next++);
+      }),
+    );
+    await bounce;
+    await device.endAsync();
+
+    const stored = new Set((await readStream(nats!.url, stack.env.topology.ingressStream)).map((m) => m.json.payload.n as number));
+    const missing = [...acked.keys()].filter((n) => !stored.has(n));
+    expect(missing, "PUBACKed but not in INGRESS").toEqual([]);
+    expect(acked.size).toBe(MESSAGES);
+    // Nothing was acknowledged while the bus was down (a 250 ms grace for acks already on the wire).
+    const duringOutage = [...acked.values()].filter((t) => t > outage!.from + 250 && t < outage!.to);
+    expect(duringOutage).toEqual([]);
+    // The outage was felt: the gateway closed the session rather than acknowledge unstored messages.
+    expect(closes).toBeGreaterThan(0);
+  });
+});

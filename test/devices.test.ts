@@ -1,0 +1,274 @@
+// Devices over MQTT and HTTP, across the real services: stock counts and shipment scans applied
+// by inventory and orders, refusals (token types, revocation, foreign topics), the device
+// registry behind GET /v1/devices, and tenant isolation. Uses mqtt.js and mosquitto_pub.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
+import { readStream } from "./support/bus.js";
+import { eventually, request } from "./support/http.js";
+import { startStack, type Stack } from "./support/stack.js";
+import { issueToken } from "./support/tokens.js";
+
+const run = promisify(execFile);
+const MOSQUITTO_PUB = "/usr/bin/mosquitto_pub";
+
+let stack: Stack;
+let call: Call;
+let mqttUrl: string;
+const devices: MqttClient[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  call = client(stack);
+  mqttUrl = `mqtt://127.0.0.1:${stack.gateway.port}`;
+});
+
+afterAll(async () => {
+  for (const device of devices) await device.endAsync(true).catch(() => {});
+  await stack?.stop();
+});
+
+async function sensorToken(name = "sensor"): Promise<{ id: string; token: string }> {
+  const answer = await call("/tokens", { json: { name, type: "sensor" } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return { id: answer.body.id, token: answer.body.token };
+}
+
+async function connectDevice(deviceId: string, password: string): Promise<MqttClient> {
+  const device = await mqtt.connectAsync(mqttUrl, { username: deviceId, password, reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 5_000 });
+  devices.push(device);
+  return device;
+}
+
+const publish = (device: MqttClient, topic: string, body: unknown) =>
+  device.publishAsync(topic, typeof body === "string" ? body : JSON.stringify(body), { qos: 1 });
+
+async function metric(opsPort: number, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  const line = text.split("\n").find((l) => pattern.test(l));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+function closed(device: MqttClient): Promise<number> {
+  const started = Date.now();
+  return new Promise((resolve) => device.once("close", () => resolve(Date.now() - started)));
+}
+
+describe("stock counts from devices", () => {
+  it("an mqtt.js sensor's count becomes on hand, with inventory.adjusted and inventory.depleted", async () => {
+    const productId = await createStockedProduct(call, 5);
+    const sensor = await sensorToken();
+    const device = await connectDevice("shelf-1", sensor.token);
+    await publish(device, "devices/shelf-1/inventory", { productId, onHand: 42 });
+    await eventually(async () => ((await stockOf(call, productId)).onHand === 42 ? true : undefined));
+    await publish(device, "devices/shelf-1/inventory", { productId, location: "default", onHand: 0, measuredAt: new Date().toISOString() });
+    await eventually(async () => ((await stockOf(call, productId)).onHand === 0 ? true : undefined));
+    const events = await eventsUntil(stack, (e) => e.productId === productId, ["inventory.adjusted", "inventory.depleted"]);
+    const adjusted = events.filter((e) => e.kind === "inventory.adjusted");
+    expect(adjusted.map((e) => [e.onHand, e.reason])).toEqual([
+      [5, "initial count"],
+      [42, "device shelf-1"],
+      [0, "device shelf-1"],
+    ]);
+  });
+
+  it("mosquitto_pub publishes a count at QoS 1, and is refused with an api token", async () => {
+    const productId = await createStockedProduct(call, 1);
+    const sensor = await sensorToken();
+    const args = (password: string, count: number) => [
+      "-h", "127.0.0.1", "-p", String(stack.gateway.port), "-V", "mqttv311", "-q", "1",
+      "-u", "dock-7", "-P", password, "-t", "devices/dock-7/inventory", "-m", JSON.stringify({ productId, onHand: count }),
+    ];
+    await run(MOSQUITTO_PUB, args(sensor.token, 17), { timeout: 10_000 });
+    await eventually(async () => ((await stockOf(call, productId)).onHand === 17 ? true : undefined));
+    const refused = await run(MOSQUITTO_PUB, args(stack.token, 99), { timeout: 10_000 }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).not.toBe(0);
+    expect(refused?.stderr).toMatch(/bad user ?name or password/i);
+  });
+});
+
+describe("shipment scans from devices", () => {
+  it("moves the shipment by tracking number, and a delivery scan completes the order", async () => {
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 10);
+    const order = await createOrder(call, customerId, [{ productId, quantity: 2 }]);
+    expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
+    const trackingNumber = `TRK-${order.id.slice(-8)}`;
+    const shipment = await call(`/orders/${order.id}/shipments`, { json: { carrier: "DHL", trackingNumber } });
+    expect(shipment.status, JSON.stringify(shipment.body)).toBe(201);
+
+    const device = await connectDevice("scanner-1", (await sensorToken()).token);
+    await publish(device, "devices/scanner-1/shipments", { trackingNumber, status: "inTransit", location: "Hub Leipzig" });
+    const moved = await eventually(async () => {
+      const s = await call(`/shipments/${shipment.body.id}`);
+      return s.body.status === "inTransit" ? s.body : undefined;
+    });
+    expect(moved.timeline.at(-1)).toMatchObject({ status: "inTransit", location: "Hub Leipzig", note: "device scanner-1" });
+
+    await publish(device, "devices/scanner-1/shipments", { trackingNumber, status: "delivered", at: new Date().toISOString() });
+    await eventually(async () => ((await call(`/orders/${order.id}`)).body.status === "completed" ? true : undefined));
+    expect((await call(`/shipments/${shipment.body.id}`)).body.status).toBe("delivered");
+    expect(await stockOf(call, productId)).toEqual({ onHand: 8, reserved: 0, available: 8 });
+  });
+});
+
+describe("bad device messages", () => {
+  it("are dropped with a reason and counted, acked, and never stop the session or the consumer", async () => {
+    const productId = await createStockedProduct(call, 3);
+    const device = await connectDevice("shelf-bad", (await sensorToken()).token);
+    const invalid = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="invalid_payload"/;
+    const unknown = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="product_not_found"/;
+    const unknownScan = /waybill_device_messages_dropped_total\{.*channel="shipments".*reason="shipment_not_found"/;
+    const before = [await metric(stack.inventory.opsPort, invalid), await metric(stack.inventory.opsPort, unknown), await metric(stack.orders.opsPort, unknownScan)];
+
+    await publish(device, "devices/shelf-bad/inventory", "not json at all");
+    await publish(device, "devices/shelf-bad/inventory", { productId, onHand: "many" });
+    await publish(device, "devices/shelf-bad/inventory", { productId, onHand: -1 });
+    await publish(device, "devices/shelf-bad/inventory", { productId: "prd_01jc0000000000000000000000", onHand: 5 });
+    await publish(device, "devices/shelf-bad/shipments", { trackingNumber: "NO-SUCH-TRACKING", status: "delivered" });
+    await publish(device, "devices/shelf-bad/telemetry", "[1,2]");
+    // A good message after the bad ones is applied: nothing is stuck behind them.
+    await publish(device, "devices/shelf-bad/inventory", { productId, onHand: 11 });
+    await eventually(async () => ((await stockOf(call, productId)).onHand === 11 ? true : undefined));
+    expect(device.connected).toBe(true);
+
+    expect(await metric(stack.inventory.opsPort, invalid)).toBe(before[0] + 2);
+    expect(await metric(stack.inventory.opsPort, unknown)).toBe(before[1] + 1);
+    await eventually(async () => ((await metric(stack.orders.opsPort, unknownScan)) === before[2] + 1 ? true : undefined));
+    expect(await metric(stack.gateway.opsPort, /waybill_mqtt_messages_dropped_total\{.*not JSON/)).toBeGreaterThan(0);
+  });
+});
+
+describe("refusals", () => {
+  it("refuses api tokens and unknown sensor tokens with bad username or password", async () => {
+    await expect(connectDevice("dev-api", stack.token)).rejects.toThrow(/Bad username or password/i);
+    await expect(connectDevice("dev-unknown", "sensor-not-a-real-token-0123456789")).rejects.toThrow(/Bad username or password/i);
+    const cli = await issueToken(stack.env.databaseUrl, "cli");
+    await expect(connectDevice("dev-cli", cli.token)).rejects.toThrow(/Bad username or password/i);
+  });
+
+  it("closes a revoked token's live connection within a second and refuses it afterwards", async () => {
+    const sensor = await sensorToken("to revoke");
+    const device = await connectDevice("dev-revoked", sensor.token);
+    const closing = closed(device);
+    const revokedAt = Date.now();
+    expect((await call(`/tokens/${sensor.id}`, { method: "DELETE" })).status).toBe(204);
+    await closing;
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    await expect(connectDevice("dev-revoked", sensor.token)).rejects.toThrow(/Bad username or password/i);
+  });
+
+  it("refuses publishing or subscribing under another device's topic (the connection closes) and stores nothing", async () => {
+    const sensor = await sensorToken();
+    const subscriber = await connectDevice("dev-own", sensor.token);
+    expect((await subscriber.subscribeAsync("devices/dev-own/commands/#", { qos: 1 }))[0].qos).toBe(1);
+    // Subscribing outside its own commands is refused by closing the connection.
+    await expect(subscriber.subscribeAsync("devices/other/commands/#", { qos: 1 })).rejects.toThrow(/closed/i);
+    const device = await connectDevice("dev-own", sensor.token);
+    const closing = closed(device);
+    void device.publishAsync("devices/other/inventory", JSON.stringify({ productId: "prd_x", onHand: 1 }), { qos: 1 }).catch(() => {});
+    await closing;
+    const stored = await readStream(stack.env.natsUrl, stack.env.topology.ingressStream);
+    expect(stored.some((m) => m.subject.includes(".devices.other."))).toBe(false);
+  });
+});
+
+describe("device registry", () => {
+  it("GET /v1/devices shows connected and lastSeenAt, and device.connected / device.disconnected are emitted", async () => {
+    const sensor = await sensorToken();
+    const device = await connectDevice("reg-1", sensor.token);
+    const connectedAt = Date.now();
+    await publish(device, "devices/reg-1/telemetry", { temperature: 4.5 });
+    const listed = await eventually(async () => {
+      const answer = await call("/devices");
+      const row = answer.body.data.find((d: any) => d.deviceId === "reg-1");
+      return row && row.connected && Date.parse(row.lastSeenAt) >= connectedAt - 1_000 ? row : undefined;
+    });
+    expect(listed).toMatchObject({ id: expect.stringMatching(/^dev_/), tokenId: sensor.id, connected: true });
+
+    await device.endAsync();
+    await eventually(async () => {
+      const row = (await call("/devices")).body.data.find((d: any) => d.deviceId === "reg-1");
+      return row && !row.connected ? row : undefined;
+    });
+    const events = await eventsUntil(stack, (e) => e.deviceId === "reg-1", ["device.connected", "device.reading", "device.disconnected"]);
+    expect(events.find((e) => e.kind === "device.reading")).toMatchObject({ reading: { temperature: 4.5 } });
+    expect(events.find((e) => e.kind === "device.connected")).toMatchObject({ tokenId: sensor.id });
+  });
+
+  it("a sensor token may not read the list; a cli token may", async () => {
+    const sensor = await sensorToken();
+    expect((await request(`${stack.baseUrl}/devices`, { token: sensor.token })).status).toBe(403);
+    const cli = await issueToken(stack.env.databaseUrl, "cli");
+    expect((await request(`${stack.baseUrl}/devices`, { token: cli.token })).status).toBe(200);
+  });
+});
+
+describe("POST /v1/devices/{deviceId}/readings", () => {
+  it("stores the message in INGRESS like MQTT and answers 202; inventory applies it", async () => {
+    const productId = await createStockedProduct(call, 2);
+    const sensor = await sensorToken();
+    const answer = await request(`${stack.baseUrl}/devices/http-shelf/readings`, { token: sensor.token, json: { channel: "inventory", payload: { productId, onHand: 23 } } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    expect(answer.body).toMatchObject({ messageId: expect.any(String), deviceId: "http-shelf", channel: "inventory", receivedAt: expect.any(String) });
+    await eventually(async () => ((await stockOf(call, productId)).onHand === 23 ? true : undefined));
+    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).find((m) => m.headers["Nats-Msg-Id"] === answer.body.messageId);
+    expect(stored?.subject).toBe(stack.env.topology.ingressSubject(stored!.json.tenantId, "devices", "http-shelf", "inventory"));
+    expect(stored?.json).toMatchObject({ deviceId: "http-shelf", tokenId: sensor.id, channel: ["inventory"], payload: { productId, onHand: 23 } });
+    // Seen over HTTP: in the registry, not connected.
+    await eventually(async () => ((await call("/devices")).body.data.find((d: any) => d.deviceId === "http-shelf" && !d.connected && d.lastSeenAt) ? true : undefined));
+  });
+
+  it("validates the body (422), refuses tokens without devices:publish (403) and replays by Idempotency-Key", async () => {
+    const sensor = await sensorToken();
+    const post = (body: unknown, headers: Record<string, string> = {}, token = sensor.token) =>
+      request(`${stack.baseUrl}/devices/http-2/readings`, { token, json: body, headers });
+    expect((await post({ channel: "inventory", payload: { productId: "prd_1", onHand: -3 } })).status).toBe(422);
+    expect((await post({ channel: "weather", payload: {} })).status).toBe(422);
+    expect((await post({ channel: "telemetry" })).status).toBe(422);
+    expect((await request(`${stack.baseUrl}/devices/bad.id/readings`, { token: sensor.token, json: { channel: "telemetry", payload: {} } })).status).toBe(422);
+    const cli = await issueToken(stack.env.databaseUrl, "cli");
+    expect((await post({ channel: "telemetry", payload: { t: 1 } }, {}, cli.token)).status).toBe(403);
+
+    const first = await post({ channel: "telemetry", payload: { t: 2 } }, { "idempotency-key": "reading-1" });
+    const again = await post({ channel: "telemetry", payload: { t: 2 } }, { "idempotency-key": "reading-1" });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(202);
+    expect(again.body.messageId).toBe(first.body.messageId);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.headers["Nats-Msg-Id"] === first.body.messageId);
+    expect(stored).toHaveLength(1);
+    expect((await post({ channel: "telemetry", payload: { t: 3 } }, { "idempotency-key": "reading-1" })).status).toBe(422);
+  });
+});
+
+describe("tenant isolation", () => {
+  it("a tenant sees only its own devices, and its devices cannot touch another tenant's stock", async () => {
+    const productId = await createStockedProduct(call, 4);
+    const other = await secondTenant(stack);
+    const otherSensor = await issueToken(stack.env.databaseUrl, "sensor", { tenantId: other.tenantId });
+    const device = await connectDevice("iso-1", otherSensor.token);
+    const notFound = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="product_not_found"/;
+    const droppedBefore = await metric(stack.inventory.opsPort, notFound);
+    // Tenant B's device names tenant A's product: for B that product does not exist.
+    await publish(device, "devices/iso-1/inventory", { productId, onHand: 99 });
+    await publish(device, "devices/iso-1/telemetry", { secret: "b-only" });
+    const events = await eventsUntil(stack, (e) => e.deviceId === "iso-1", ["device.reading"]);
+    expect(events.every((e) => e.reading === undefined || e.reading.secret === "b-only")).toBe(true);
+    const subjects = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.deviceId === "iso-1").map((m) => m.subject);
+    expect(subjects.every((s) => s.includes(`.${other.tenantId}.`))).toBe(true);
+
+    await eventually(async () => ((await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.some((d: any) => d.deviceId === "iso-1") ? true : undefined));
+    const mine = (await call("/devices")).body.data.map((d: any) => d.deviceId);
+    expect(mine).not.toContain("iso-1");
+    const theirs = (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.map((d: any) => d.deviceId);
+    expect(theirs).toEqual(["iso-1"]);
+    await eventually(async () => ((await metric(stack.inventory.opsPort, notFound)) === droppedBefore + 1 ? true : undefined));
+    expect((await stockOf(call, productId)).onHand).toBe(4);
+  });
+});
