@@ -7,7 +7,7 @@
 //   a dead hook's waiting retries never exhaust a limit shared with the other hooks.
 // - A hook's lane runs `perHook` deliveries at once and queues what it is expected to finish
 //   within a couple of seconds (many for a fast receiver, a handful for a slow one); anything
-//   beyond is handed back (nak) with a delay estimated from how fast that lane drains.
+//   beyond is handed back (nak), paced so that it returns about when the lane has room.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
 //   through (and the moment it opens, that hook's queue is handed back too). Those are not
 //   attempts: nothing is recorded and the retry schedule does not move.
@@ -22,6 +22,7 @@ import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.j
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes } from "./hook-lanes.js";
+import { createOverflowPacer } from "./overflow-pacer.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_ACK_WAIT_MS = 30_000;
@@ -37,8 +38,6 @@ export const MAX_QUEUE_WAIT_MS = 2_000;
 export const DEFAULT_MAX_HELD = 2048;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
-export const OVERFLOW_DELAY_MIN_MS = 250;
-export const OVERFLOW_DELAY_MAX_MS = 30_000;
 export const FAILURE_DELAY_MAX_MS = 30_000;
 
 export type DeferReason = "lane full" | "breaker open" | "not due" | "failure";
@@ -89,6 +88,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     msg.nak(Math.max(0, Math.round(delayMs)));
   };
 
+  const pacer = createOverflowPacer();
   const lanes = createHookLanes<Held>({ perHook, queuePerHook: DEFAULT_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
 
   async function process({ msg, delivery }: Held): Promise<void> {
@@ -147,14 +147,6 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     return Math.min(MAX_QUEUE_PER_HOOK, Math.max(MIN_QUEUE_PER_HOOK, Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, average))));
   }
 
-  /** How long until a full lane is likely to have room: its backlog × its average run time. */
-  function overflowDelay(hookId: string): number {
-    const average = lanes.averageMs(hookId) ?? 1_000;
-    const estimate = (average * lanes.backlog(hookId)) / perHook;
-    const clamped = Math.min(OVERFLOW_DELAY_MAX_MS, Math.max(OVERFLOW_DELAY_MIN_MS, estimate));
-    return clamped * (0.8 + 0.4 * random());
-  }
-
   const heartbeat = setInterval(() => {
     for (const held of lanes.held()) held.msg.working();
   }, HEARTBEAT_INTERVAL_MS);
@@ -180,7 +172,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         continue;
       }
       if (lanes.submit(delivery.hookId, { msg, delivery }, queueLimit(delivery.hookId)) === "full") {
-        defer(msg, overflowDelay(delivery.hookId), "lane full");
+        defer(msg, pacer.delayFor(delivery.hookId, lanes.backlog(delivery.hookId), lanes.averageMs(delivery.hookId), perHook), "lane full");
         continue;
       }
       await lanes.whenBelow(maxHeld);

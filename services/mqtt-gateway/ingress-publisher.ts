@@ -3,6 +3,7 @@
 // ingress.ts, Nats-Msg-Id for deduplication, and only resolved once the stream stored it.
 import { createHash } from "node:crypto";
 import { ulid } from "ulid";
+import { UnavailableError } from "../platform/errors.js";
 import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
 import type { IngressMessage } from "./ingress.js";
 
@@ -36,6 +37,9 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
   await publishDurable(bus, subject, JSON.stringify(message), {
     msgId: messageId,
     headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
+  }).catch((error: Error) => {
+    // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).
+    throw new UnavailableError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`);
   });
   return { messageId, receivedAt };
 }
