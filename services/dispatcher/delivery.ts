@@ -1,11 +1,13 @@
 // One delivery attempt, start to end: read the hook as it is now (status, url, secret), decide
 // whether this delivery is due, sign with the secret read now, send, and record the attempt
 // with its next due time. Used by the DELIVERIES consumer and by synchronous test deliveries.
+// The read and the record of concurrent attempts are batched; the send is each attempt's own.
 import type { Queryable } from "../platform/db.js";
 import type { Logger } from "../platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { recordExecution, type Execution, type Trigger } from "./executions.js";
-import type { HookStatus } from "./hook-fields.js";
+import { createBatcher } from "./batcher.js";
+import { loadDeliveryStates, type DeliveryKey, type DeliveryState } from "./delivery-state.js";
+import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
 import { SecretUnavailableError, type SecretBox } from "./secrets.js";
 import type { Sender, SendResult } from "./sender.js";
@@ -38,40 +40,25 @@ export interface Deliverer {
   attempt(delivery: Delivery, signal?: AbortSignal): Promise<AttemptOutcome>;
 }
 
-interface DeliveryState {
-  url: string;
-  status: HookStatus;
-  secret_sealed: string;
-  last_attempt: number | null;
-  last_outcome: "succeeded" | "failed" | null;
-  last_next_attempt_at: Date | null;
-}
-
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const now = deps.now ?? Date.now;
+  // Concurrent attempts share their reads and writes: one statement for many (see batcher.ts).
+  const loadState = createBatcher((keys: DeliveryKey[]) => loadDeliveryStates(deps.db, keys));
+  const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
 
   return {
     async attempt(delivery, signal) {
-      // The hook and this delivery's last attempt, in one round trip.
-      const { rows } = await deps.db.query<DeliveryState>(
-        `SELECT h.url, h.status, h.secret_sealed, e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
-           FROM hooks h
-           LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
-                               WHERE delivery_id = $3 ORDER BY attempt DESC LIMIT 1) e ON true
-          WHERE h.tenant_id = $1 AND h.id = $2`,
-        [delivery.tenantId, delivery.hookId, delivery.deliveryId],
-      );
-      const state = rows[0];
+      const state = await loadState(delivery);
       if (!state) return { kind: "dropped", reason: "hook gone" };
       if (state.status !== "active") return { kind: "dropped", reason: "hook paused" };
-      if (state.last_attempt !== null) {
+      if (state.lastAttempt !== null) {
         // Seen before: a redelivery after a crash, or the retry the last attempt asked for.
-        if (state.last_outcome === "succeeded") return { kind: "dropped", reason: "already delivered" };
-        if (state.last_next_attempt_at === null) return { kind: "dropped", reason: "attempts exhausted" };
-        const wait = state.last_next_attempt_at.getTime() - now();
+        if (state.lastOutcome === "succeeded") return { kind: "dropped", reason: "already delivered" };
+        if (state.lastNextAttemptAt === null) return { kind: "dropped", reason: "attempts exhausted" };
+        const wait = state.lastNextAttemptAt.getTime() - now();
         if (wait > DUE_TOLERANCE_MS) return { kind: "notYet", delayMs: wait };
       }
-      const attempt = (state.last_attempt ?? 0) + 1;
+      const attempt = (state.lastAttempt ?? 0) + 1;
       const limit = delivery.trigger === "event" ? maxAttempts(deps.schedule) : 1;
       if (attempt > limit) return { kind: "dropped", reason: "attempts exhausted" };
 
@@ -83,7 +70,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           ? null
           : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
       const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
-      const execution = await recordExecution(deps.db, {
+      const execution = await record({
         tenantId: delivery.tenantId,
         hookId: delivery.hookId,
         deliveryId: delivery.deliveryId,
@@ -103,7 +90,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   async function signAndSend(delivery: Delivery, state: DeliveryState, signal?: AbortSignal): Promise<SendResult> {
     let secret: string;
     try {
-      secret = deps.secrets.open(state.secret_sealed, delivery.hookId);
+      secret = deps.secrets.open(state.secretSealed, delivery.hookId);
     } catch (error) {
       if (!(error instanceof SecretUnavailableError)) throw error;
       deps.logger.error({ hookId: delivery.hookId }, error.message);

@@ -1,10 +1,12 @@
 // What the dispatcher does with each event from EVENTS: record it in the tenant's event log and,
 // in the same transaction, queue its deliveries to the hooks subscribed to its kind. A redelivered
-// event is already in the log, so it is neither recorded nor fanned out twice.
+// event is already in the log, so it is neither recorded nor fanned out twice. Events taken in
+// at the same time share one transaction (see batcher.ts).
 import { withTransaction, type Pool } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
 import type { Topology } from "../platform/nats.js";
-import { recordAndFanOut } from "./fan-out.js";
+import { createBatcher } from "./batcher.js";
+import { recordAndFanOut, type IncomingEvent } from "./fan-out.js";
 
 export interface EventIntakeDeps {
   pool: Pool;
@@ -17,10 +19,15 @@ export interface Intake {
   deliveries: number;
 }
 
-/** `eventJson` is the message as received; it becomes the body of every delivery. */
-export async function takeEvent(deps: EventIntakeDeps, tenantId: string, eventJson: string): Promise<Intake> {
-  const event = JSON.parse(eventJson) as EventEnvelope;
-  // A transaction around the one statement so that the outbox relay is woken by its commit.
-  const { fresh, deliveries } = await withTransaction(deps.pool, (client) => recordAndFanOut(client, deps.topology, tenantId, event, eventJson));
-  return { event, fresh, deliveries };
+export type TakeEvent = (tenantId: string, eventJson: string) => Promise<Intake>;
+
+export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
+  // A transaction around the statement so that the outbox relay is woken by its commit.
+  const take = createBatcher((events: IncomingEvent[]) => withTransaction(deps.pool, (client) => recordAndFanOut(client, deps.topology, events)));
+  /** `eventJson` is the message as received; it becomes the body of every delivery. */
+  return async (tenantId, eventJson) => {
+    const event = JSON.parse(eventJson) as EventEnvelope;
+    const { fresh, deliveries } = await take({ tenantId, event, eventJson });
+    return { event, fresh, deliveries };
+  };
 }

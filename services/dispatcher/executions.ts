@@ -79,44 +79,59 @@ export interface NewExecution {
 }
 
 /**
- * Records an attempt and counts it on its hook, in one statement. Returns null when the hook
- * no longer exists (deleted while the attempt ran): nothing is recorded then.
+ * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
+ * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
+ * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
  */
-export async function recordExecution(db: Queryable, e: NewExecution): Promise<Execution | null> {
-  const { result } = e;
+export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
+  const input = attempts.map((e) => ({
+    id: newId("exe"),
+    tenant_id: e.tenantId,
+    hook_id: e.hookId,
+    delivery_id: e.deliveryId,
+    event_id: e.eventId,
+    event_kind: e.eventKind,
+    trigger: e.trigger,
+    attempt: e.attempt,
+    requested_at: e.result.requestedAt.toISOString(),
+    url: e.url,
+    duration_ms: e.result.durationMs,
+    ok: e.result.ok ? 1 : 0,
+    status_code: e.result.statusCode,
+    response_body: e.result.responseBody,
+    response_headers: e.result.responseHeaders,
+    error: e.result.error,
+    next_attempt_at: e.nextAttemptAt?.toISOString() ?? null,
+  }));
+  // Hook rows are locked in id order, so batches counting on the same hooks never deadlock.
   const { rows } = await db.query<ExecutionRow>(
-    `WITH counted AS (
-       UPDATE hooks SET success_count = success_count + $15, error_count = error_count + (1 - $15),
-              last_run_at = GREATEST(COALESCE(last_run_at, $9), $9)
-        WHERE tenant_id = $2 AND id = $3 RETURNING id
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+         id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,
+         requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
+         error text, next_attempt_at timestamptz)
+     ), totals AS (
+       SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at FROM input GROUP BY tenant_id, hook_id
+     ), locked AS (
+       SELECT h.id FROM hooks h JOIN totals t ON t.tenant_id = h.tenant_id AND t.hook_id = h.id ORDER BY h.id FOR NO KEY UPDATE OF h
+     ), counted AS (
+       UPDATE hooks h SET success_count = h.success_count + t.ok, error_count = h.error_count + t.failed,
+              last_run_at = GREATEST(COALESCE(h.last_run_at, t.last_run_at), t.last_run_at)
+         FROM totals t, locked l
+        WHERE l.id = h.id AND t.hook_id = h.id AND t.tenant_id = h.tenant_id
+       RETURNING h.id
      )
      INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
                              duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
-     SELECT $1, $2, counted.id, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $15 = 1 THEN 'succeeded' ELSE 'failed' END,
-            $12, $13, $14, $16, $17
-       FROM counted
+     SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url,
+            i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
+            COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
+       FROM input i JOIN counted c ON c.id = i.hook_id
      RETURNING *`,
-    [
-      newId("exe"),
-      e.tenantId,
-      e.hookId,
-      e.deliveryId,
-      e.eventId,
-      e.eventKind,
-      e.trigger,
-      e.attempt,
-      result.requestedAt,
-      e.url,
-      result.durationMs,
-      result.statusCode,
-      result.responseBody,
-      JSON.stringify(result.responseHeaders),
-      result.ok ? 1 : 0,
-      result.error,
-      e.nextAttemptAt,
-    ],
+    [JSON.stringify(input)],
   );
-  return rows[0] ? executionFromRow(rows[0]) : null;
+  const byId = new Map(rows.map((row) => [row.id, executionFromRow(row)]));
+  return input.map((row) => byId.get(row.id) ?? null);
 }
 
 export function isExecutionId(id: string): boolean {

@@ -14,46 +14,60 @@ export function deliveriesSubjectPrefix(topology: Topology): string {
   return prefix;
 }
 
+export interface IncomingEvent {
+  tenantId: string;
+  event: EventEnvelope;
+  /** The event as received; the body of each of its deliveries. */
+  eventJson: string;
+}
+
 /**
- * Records `event` in the event log and, when it is new there, queues its deliveries: one
- * statement (one round trip) in the caller's transaction. Returns whether the event was new and
- * how many deliveries it got.
+ * Records events in the event log and queues the deliveries of those that are new there, in one
+ * statement (one round trip, in the caller's transaction) for many events. Answers, per event in
+ * order, whether it was new and how many deliveries it got.
  */
-export async function recordAndFanOut(
-  db: Queryable,
-  topology: Topology,
-  tenantId: string,
-  event: EventEnvelope,
-  eventJson: string,
-): Promise<{ fresh: boolean; deliveries: number }> {
-  const { rows } = await db.query<{ fresh: boolean; deliveries: number }>(
-    `WITH logged AS (
-       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event) VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+export async function recordAndFanOut(db: Queryable, topology: Topology, events: IncomingEvent[]): Promise<{ fresh: boolean; deliveries: number }[]> {
+  const input = events.map(({ tenantId, event, eventJson }) => ({
+    id: event.id,
+    tenant_id: tenantId,
+    kind: event.kind,
+    time: event.time,
+    transaction_id: event.transactionId,
+    raw: eventJson,
+    headers: { [TRANSACTION_ID_NATS_HEADER]: event.transactionId, [TENANT_ID_NATS_HEADER]: tenantId },
+  }));
+  const { rows } = await db.query<{ id: string; fresh: boolean; deliveries: number }>(
+    `WITH input AS (
+       SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
+         AS r(id text, tenant_id text, kind text, time timestamptz, transaction_id text, raw text, headers jsonb)
+     ), logged AS (
+       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
+       SELECT id, tenant_id, kind, time, transaction_id, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      ), queued AS (
        INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-       SELECT $1 || ':' || h.id, $2, $3, $7 || h.id,
-              jsonb_build_object('deliveryId', $1 || ':' || h.id, 'tenantId', $2::text, 'hookId', h.id, 'trigger', 'event',
-                                 'eventId', $1::text, 'eventKind', $3::text, 'eventJson', $8::text),
-              $9::jsonb
-         FROM hooks h, logged
-        WHERE h.tenant_id = $2 AND h.on_kind = $3 AND h.status = 'active'
-       ON CONFLICT (id) DO NOTHING RETURNING 1
+       SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
+              jsonb_build_object('deliveryId', i.id || ':' || h.id, 'tenantId', i.tenant_id, 'hookId', h.id, 'trigger', 'event',
+                                 'eventId', i.id, 'eventKind', i.kind, 'eventJson', i.raw),
+              i.headers
+         FROM input i
+         JOIN logged l ON l.id = i.id
+         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active'
+       ON CONFLICT (id) DO NOTHING RETURNING split_part(id, ':', 1) AS event_id
      )
-     SELECT EXISTS (SELECT 1 FROM logged) AS fresh, (SELECT count(*) FROM queued)::int AS deliveries`,
-    [
-      event.id,
-      tenantId,
-      event.kind,
-      event.time,
-      event.transactionId,
-      eventJson,
-      deliveriesSubjectPrefix(topology),
-      eventJson,
-      JSON.stringify({ [TRANSACTION_ID_NATS_HEADER]: event.transactionId, [TENANT_ID_NATS_HEADER]: tenantId }),
-    ],
+     SELECT i.id, l.id IS NOT NULL AS fresh, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS deliveries
+       FROM input i LEFT JOIN logged l ON l.id = i.id`,
+    [JSON.stringify(input), deliveriesSubjectPrefix(topology)],
   );
-  return rows[0];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  // A second copy of an event in the same batch found it already recorded by the first.
+  const seen = new Set<string>();
+  return events.map(({ event }) => {
+    const row = byId.get(event.id)!;
+    const first = !seen.has(event.id);
+    seen.add(event.id);
+    return first ? { fresh: row.fresh, deliveries: row.deliveries } : { fresh: false, deliveries: 0 };
+  });
 }
 
 /** Writes deliveries to the outbox (in the caller's transaction) for the relay to publish. */

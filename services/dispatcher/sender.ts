@@ -122,9 +122,9 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
-/** PostgreSQL text and jsonb cannot hold NUL. */
+/** PostgreSQL text and jsonb hold neither NUL nor lone UTF-16 surrogates. */
 function sanitize(text: string): string {
-  return text.includes("\u0000") ? text.replace(/\u0000/g, "\uFFFD") : text;
+  return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/;

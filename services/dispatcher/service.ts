@@ -15,7 +15,7 @@ import { startRuntime } from "../platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
-import { takeEvent } from "./event-intake.js";
+import { createEventIntake } from "./event-intake.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
 import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
 import { createSender } from "./sender.js";
@@ -74,20 +74,22 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     await relay.start();
     runtime.defer(relay.stop);
 
+    const takeEvent = createEventIntake({ pool, topology: bus.topology });
     const events = await startConsumer({
       bus,
       stream: bus.topology.eventsStream,
       durable: EVENTS_CONSUMER,
       filterSubject: bus.topology.eventsWildcard,
       logger,
-      concurrency: 8,
+      // Events handled side by side are recorded together (one transaction per batch).
+      concurrency: 32,
       handle: async (message) => {
         const tenantId = message.headers?.get(TENANT_ID_NATS_HEADER);
         if (!tenantId) {
           logger.warn({ subject: message.subject }, "event without tenant header dropped");
           return;
         }
-        const intake = await takeEvent({ pool, topology: bus.topology }, tenantId, message.string());
+        const intake = await takeEvent(tenantId, message.string());
         if (intake.fresh) {
           received.inc({ kind: intake.event.kind });
           logger.info({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries }, "event received");

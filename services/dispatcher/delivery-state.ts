@@ -1,0 +1,55 @@
+// What a delivery attempt needs to know first, read at the moment it is attempted: the hook as
+// it is now (status, url, sealed secret) and the last attempt of this delivery. Read for many
+// deliveries at once (the deliverer batches concurrent reads into one call).
+import type { Queryable } from "../platform/db.js";
+import type { HookStatus } from "./hook-fields.js";
+
+export interface DeliveryKey {
+  tenantId: string;
+  hookId: string;
+  deliveryId: string;
+}
+
+export interface DeliveryState {
+  url: string;
+  status: HookStatus;
+  secretSealed: string;
+  lastAttempt: number | null;
+  lastOutcome: "succeeded" | "failed" | null;
+  lastNextAttemptAt: Date | null;
+}
+
+interface StateRow {
+  n: number;
+  url: string;
+  status: HookStatus;
+  secret_sealed: string;
+  last_attempt: number | null;
+  last_outcome: "succeeded" | "failed" | null;
+  last_next_attempt_at: Date | null;
+}
+
+/** Per key, in order: its state, or undefined when the hook is not (or no longer) there. */
+export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Promise<(DeliveryState | undefined)[]> {
+  const { rows } = await db.query<StateRow>(
+    `SELECT d.n, h.url, h.status, h.secret_sealed,
+            e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
+       FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
+       JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
+       LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
+                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true`,
+    [JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId })))],
+  );
+  const states: (DeliveryState | undefined)[] = new Array(keys.length).fill(undefined);
+  for (const row of rows) {
+    states[row.n] = {
+      url: row.url,
+      status: row.status,
+      secretSealed: row.secret_sealed,
+      lastAttempt: row.last_attempt,
+      lastOutcome: row.last_outcome,
+      lastNextAttemptAt: row.last_next_attempt_at,
+    };
+  }
+  return states;
+}
