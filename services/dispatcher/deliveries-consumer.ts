@@ -27,15 +27,21 @@ import { createOverflowPacer } from "./overflow-pacer.js";
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_ACK_WAIT_MS = 30_000;
 export const HEARTBEAT_INTERVAL_MS = 10_000;
-export const DELIVERIES_PULL_BATCH = 64;
+export const DELIVERIES_PULL_BATCH = 256;
 /** Queue places of a hook whose speed is not known yet. */
-export const DEFAULT_QUEUE_PER_HOOK = 16;
+export const DEFAULT_QUEUE_PER_HOOK = 64;
 export const MIN_QUEUE_PER_HOOK = 2;
-export const MAX_QUEUE_PER_HOOK = 128;
+export const MAX_QUEUE_PER_HOOK = 1024;
 /** A hook queues what its lane is expected to drain within this time. */
 export const MAX_QUEUE_WAIT_MS = 2_000;
-/** Messages held at once (running + queued, all hooks) before the consumer stops pulling. */
-export const DEFAULT_MAX_HELD = 2048;
+/**
+ * Messages held at once (running + queued, all hooks). Beyond it, only hooks holding less than
+ * FAIR_SHARE get more (so a few busy hooks cannot crowd out the rest); at HARD_MAX_HELD_FACTOR
+ * times it the consumer stops pulling until there is room.
+ */
+export const DEFAULT_MAX_HELD = 8192;
+export const FAIR_SHARE = 16;
+export const HARD_MAX_HELD_FACTOR = 1.25;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 export const FAILURE_DELAY_MAX_MS = 30_000;
@@ -68,6 +74,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const random = options.random ?? Math.random;
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
+  const hardMaxHeld = Math.ceil(maxHeld * HARD_MAX_HELD_FACTOR);
   const stream = bus.topology.deliveriesStream;
   await ensureConsumer(bus, stream, {
     durable_name: DELIVERIES_CONSUMER,
@@ -171,11 +178,13 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         defer(msg, spread(blockedFor), "breaker open");
         continue;
       }
-      if (lanes.submit(delivery.hookId, { msg, delivery }, queueLimit(delivery.hookId)) === "full") {
-        defer(msg, pacer.delayFor(delivery.hookId, lanes.backlog(delivery.hookId), lanes.averageMs(delivery.hookId), perHook), "lane full");
+      const backlog = lanes.backlog(delivery.hookId);
+      const crowded = lanes.heldCount() >= maxHeld && backlog >= FAIR_SHARE;
+      if (crowded || lanes.submit(delivery.hookId, { msg, delivery }, queueLimit(delivery.hookId)) === "full") {
+        defer(msg, pacer.delayFor(delivery.hookId, backlog, lanes.averageMs(delivery.hookId), perHook), "lane full");
         continue;
       }
-      await lanes.whenBelow(maxHeld);
+      await lanes.whenBelow(hardMaxHeld);
     }
   })();
 

@@ -6,9 +6,9 @@
 import { LRUCache } from "lru-cache";
 
 export const PACER_MIN_DELAY_MS = 10;
-export const PACER_MAX_DELAY_MS = 60_000;
+export const PACER_MAX_DELAY_MS = 30_000;
 /** Assumed run time of a hook whose lane has not finished anything yet. */
-export const PACER_DEFAULT_AVERAGE_MS = 100;
+export const PACER_DEFAULT_AVERAGE_MS = 10;
 export const PACER_HOOKS_MAX = 10_000;
 
 export interface OverflowPacer {
