@@ -1,9 +1,11 @@
 // Session JWTs are verified locally with identity's public keys, fetched once and again only
 // when a token names a key this edge has not seen (rotation), at most every few seconds.
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from "jose";
 import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import type { SessionPrincipal } from "../identity/token-resolver.js";
-import { SESSION_ALGORITHM, } from "../identity/session-keys.js";
+import { SESSION_ALGORITHM } from "../identity/session-keys.js";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../identity/sessions.js";
 import { ROLES, type Role } from "../identity/users.js";
 import { UnauthenticatedError } from "../platform/errors.js";
@@ -15,7 +17,12 @@ export interface SessionVerifier {
   verify(jwt: string): Promise<SessionPrincipal>;
 }
 
+export const VERIFIED_SESSION_CACHE_MAX = 10_000;
+
 export function createSessionVerifier(identity: IdentityServiceClient): SessionVerifier {
+  // A signature check costs more than the rest of a request's authentication; a session seen
+  // before is answered from memory until it expires (keyed by its hash, never the token).
+  const verified = new LRUCache<string, SessionPrincipal>({ max: VERIFIED_SESSION_CACHE_MAX });
   let keySet: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = 0;
   const refresh = async () => {
@@ -37,6 +44,9 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
   };
   return {
     async verify(jwt) {
+      const cacheKey = createHash("sha256").update(jwt).digest("base64");
+      const known = verified.get(cacheKey);
+      if (known && known.expiresAtMs > Date.now()) return known;
       let payload;
       try {
         ({ payload } = await check(jwt));
@@ -49,7 +59,9 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
       if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || !ROLES.includes(role)) {
         throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
       }
-      return { kind: "session", tenantId: payload.tid, credentialId: payload.sub, role, expiresAtMs: (payload.exp ?? 0) * 1000 };
+      const principal: SessionPrincipal = { kind: "session", tenantId: payload.tid, credentialId: payload.sub, role, expiresAtMs: (payload.exp ?? 0) * 1000 };
+      verified.set(cacheKey, principal, { ttl: Math.max(1, principal.expiresAtMs - Date.now()) });
+      return principal;
     },
   };
 }
