@@ -11,6 +11,9 @@ import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver
 
 const BEFORE = 30;
 const WHILE_DOWN = 10;
+// Messages a stopped consumer's last pull request still took are redelivered only after the
+// consumers' ack wait (30 s): at least once, not at once. The waits below allow for that.
+const REDELIVERY_WAIT_MS = 50_000;
 
 let stack: Stack;
 let call: Call;
@@ -53,10 +56,10 @@ describe("stopping the dispatcher mid-delivery", () => {
     const events = await eventually(async () => {
       const log = (await call("/events?kind=order.created&limit=100")).body.data;
       return log.length === orderIds.length ? log : undefined;
-    }, 20_000);
+    }, REDELIVERY_WAIT_MS);
     const expected = new Set<string>(events.map((e: any) => e.id));
     for (const receiver of [slow, flaky]) {
-      await eventually(async () => ([...expected].every((id) => ids(receiver).has(id)) ? true : undefined), 30_000);
+      await eventually(async () => ([...expected].every((id) => ids(receiver).has(id)) ? true : undefined), REDELIVERY_WAIT_MS);
       // Duplicates are allowed (at-least-once), but each is the same event: same id, same body.
       const byId = new Map<string, string>();
       for (const r of receiver.received) {
@@ -67,5 +70,5 @@ describe("stopping the dispatcher mid-delivery", () => {
       expect(new Set(byId.keys())).toEqual(expected);
     }
     expect(new Set(slow.received.map((r) => r.json.orderId))).toEqual(new Set(orderIds));
-  });
+  }, 150_000);
 });

@@ -5,9 +5,12 @@
 // - Every message is acknowledged or handed back promptly: retries wait in JetStream
 //   (nak with the schedule's delay), not here. The consumer allows unlimited acks pending, so
 //   a dead hook's waiting retries never exhaust a limit shared with the other hooks.
-// - A hook's lane runs `perHook` deliveries at once and queues what it is expected to finish
-//   within a couple of seconds (many for a fast receiver, a handful for a slow one); anything
-//   beyond is handed back (nak), paced so that it returns about when the lane has room.
+// - A hook's lane runs `perHook` deliveries at once and queues as many as lane-policy.ts allows:
+//   thousands for a busy, healthy receiver (held here, so its lane stays fed without round trips
+//   through JetStream), a few for a slow one, two for one that hangs. When a full lane is
+//   finishing deliveries quickly the consumer waits a moment for room; otherwise what does not
+//   fit is handed back (nak), paced so that it returns about when the lane has room.
+// - The consumer stops pulling while it holds DEFAULT_MAX_HELD messages (shares make that rare).
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
 //   through (and the moment it opens, that hook's queue is handed back too). Those are not
 //   attempts: nothing is recorded and the retry schedule does not move.
@@ -22,26 +25,15 @@ import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.j
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes } from "./hook-lanes.js";
+import { mayWaitForRoom, MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STALL_MAX_MS, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer } from "./overflow-pacer.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_ACK_WAIT_MS = 30_000;
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const DELIVERIES_PULL_BATCH = 256;
-/** Queue places of a hook whose speed is not known yet. */
-export const DEFAULT_QUEUE_PER_HOOK = 64;
-export const MIN_QUEUE_PER_HOOK = 2;
-export const MAX_QUEUE_PER_HOOK = 1024;
-/** A hook queues what its lane is expected to drain within this time. */
-export const MAX_QUEUE_WAIT_MS = 2_000;
-/**
- * Messages held at once (running + queued, all hooks). Beyond it, only hooks holding less than
- * FAIR_SHARE get more (so a few busy hooks cannot crowd out the rest); at HARD_MAX_HELD_FACTOR
- * times it the consumer stops pulling until there is room.
- */
+/** Messages held at once (running + queued, all hooks); each busy hook may hold its share of it. */
 export const DEFAULT_MAX_HELD = 8192;
-export const FAIR_SHARE = 16;
-export const HARD_MAX_HELD_FACTOR = 1.25;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 export const FAILURE_DELAY_MAX_MS = 30_000;
@@ -74,7 +66,6 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const random = options.random ?? Math.random;
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
-  const hardMaxHeld = Math.ceil(maxHeld * HARD_MAX_HELD_FACTOR);
   const stream = bus.topology.deliveriesStream;
   await ensureConsumer(bus, stream, {
     durable_name: DELIVERIES_CONSUMER,
@@ -96,7 +87,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   };
 
   const pacer = createOverflowPacer();
-  const lanes = createHookLanes<Held>({ perHook, queuePerHook: DEFAULT_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
+  const lanes = createHookLanes<Held>({ perHook, queuePerHook: MIN_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
 
   async function process({ msg, delivery }: Held): Promise<void> {
     if (stopping) return msg.nak();
@@ -142,17 +133,12 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     if (lanes.backlog(delivery.hookId) <= 1) breakers.forgetIfHealthy(delivery.hookId);
   }
 
-  /** Spreads handed-back deliveries so they do not all return in the same instant. */
-  function spread(delayMs: number): number {
-    return delayMs + random() * Math.max(250, delayMs * 0.5);
-  }
-
-  /** Queue places for a hook: what its lane drains within MAX_QUEUE_WAIT_MS at its recent speed. */
-  function queueLimit(hookId: string): number {
-    const average = lanes.averageMs(hookId);
-    if (average === undefined) return DEFAULT_QUEUE_PER_HOOK;
-    return Math.min(MAX_QUEUE_PER_HOOK, Math.max(MIN_QUEUE_PER_HOOK, Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, average))));
-  }
+  const statsOf = (hookId: string): LaneStats => ({
+    averageMs: lanes.averageMs(hookId),
+    oldestRunningMs: lanes.oldestRunningMs(hookId),
+    activeHooks: lanes.activeHooks(),
+  });
+  const spread = (delayMs: number) => spreadDelay(delayMs, random);
 
   const heartbeat = setInterval(() => {
     for (const held of lanes.held()) held.msg.working();
@@ -178,13 +164,18 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         defer(msg, spread(blockedFor), "breaker open");
         continue;
       }
-      const backlog = lanes.backlog(delivery.hookId);
-      const crowded = lanes.heldCount() >= maxHeld && backlog >= FAIR_SHARE;
-      if (crowded || lanes.submit(delivery.hookId, { msg, delivery }, queueLimit(delivery.hookId)) === "full") {
-        defer(msg, pacer.delayFor(delivery.hookId, backlog, lanes.averageMs(delivery.hookId), perHook), "lane full");
+      const held = { msg, delivery };
+      let submitted = lanes.submit(delivery.hookId, held, queueLimit(statsOf(delivery.hookId), perHook, maxHeld));
+      const deadline = performance.now() + STALL_MAX_MS;
+      while (submitted === "full" && mayWaitForRoom(statsOf(delivery.hookId)) && performance.now() < deadline) {
+        await lanes.changed(deadline - performance.now());
+        submitted = lanes.submit(delivery.hookId, held, queueLimit(statsOf(delivery.hookId), perHook, maxHeld));
+      }
+      if (submitted === "full") {
+        defer(msg, pacer.delayFor(delivery.hookId, lanes.backlog(delivery.hookId), lanes.averageMs(delivery.hookId), perHook), "lane full");
         continue;
       }
-      await lanes.whenBelow(hardMaxHeld);
+      await lanes.whenBelow(maxHeld);
     }
   })();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createHookLanes } from "./hook-lanes.js";
+import { createHookLanes, LANE_MIN_SAMPLES } from "./hook-lanes.js";
 
 function gate() {
   let open!: () => void;
@@ -8,7 +8,7 @@ function gate() {
 }
 
 describe("hook lanes", () => {
-  it("runs at most perHook per hook, queues a few more, refuses the rest, and never mixes hooks", async () => {
+  it("runs at most perHook per hook, queues up to the limit given, refuses the rest, and never mixes hooks", async () => {
     const running = new Map<string, number>();
     const peak = new Map<string, number>();
     const release = gate();
@@ -23,29 +23,51 @@ describe("hook lanes", () => {
       },
     });
     expect([1, 2, 3, 4].map((i) => lanes.submit("slow", i))).toEqual(["started", "started", "queued", "full"]);
+    expect(lanes.submit("slow", 4, 2)).toBe("queued"); // a larger limit for this call
     // Another hook is not held back by the full lane.
     expect(lanes.submit("other", 5)).toBe("started");
-    expect(lanes.backlog("slow")).toBe(3);
-    expect(lanes.heldCount()).toBe(4);
-    expect(lanes.held().sort()).toEqual([1, 2, 3, 5]);
+    expect(lanes.backlog("slow")).toBe(4);
+    expect(lanes.heldCount()).toBe(5);
+    expect(lanes.activeHooks()).toBe(2);
+    expect(lanes.held().sort()).toEqual([1, 2, 3, 4, 5]);
     release.open();
     await lanes.idle();
     expect(peak.get("slow")).toBe(2);
     expect(lanes.heldCount()).toBe(0);
-    expect(lanes.averageMs("slow")).toEqual(expect.any(Number));
+    expect(lanes.activeHooks()).toBe(0);
   });
 
-  it("drains queued items on request and wakes whoever waits for room", async () => {
+  it("reports a lane's average only after enough runs, and the age of its oldest running item", async () => {
+    let t = 0;
+    const release = gate();
+    const lanes = createHookLanes<number>({ perHook: 1, queuePerHook: 100, now: () => t, run: async (_hook, i) => (i === 99 ? release.opened : undefined) });
+    for (let i = 0; i < LANE_MIN_SAMPLES - 1; i++) lanes.submit("h", i);
+    await lanes.idle();
+    expect(lanes.averageMs("h")).toBeUndefined();
+    lanes.submit("h", LANE_MIN_SAMPLES);
+    await lanes.idle();
+    expect(lanes.averageMs("h")).toBe(0);
+    lanes.submit("h", 99);
+    t = 7_000;
+    expect(lanes.oldestRunningMs("h")).toBe(7_000);
+    expect(lanes.oldestRunningMs("nothing")).toBe(0);
+    release.open();
+    await lanes.idle();
+  });
+
+  it("drains queued items on request and wakes whoever waits for room or a change", async () => {
     const release = gate();
     const lanes = createHookLanes<string>({ perHook: 1, queuePerHook: 5, run: () => release.opened });
     for (const item of ["a", "b", "c"]) lanes.submit("h", item);
     let roomy = false;
     const waiting = lanes.whenBelow(2).then(() => (roomy = true));
+    const changed = lanes.changed(60_000);
     expect(lanes.drainQueued()).toEqual(["b", "c"]);
-    await waiting;
+    await Promise.all([waiting, changed]);
     expect(roomy).toBe(true);
     release.open();
     await lanes.idle();
+    await lanes.changed(1); // times out quietly when nothing changes
   });
 
   it("keeps a lane going when a run throws", async () => {
@@ -61,5 +83,13 @@ describe("hook lanes", () => {
     [1, 2, 3].forEach((i) => lanes.submit("h", i));
     await lanes.idle();
     expect(done).toEqual([2, 3]);
+  });
+
+  it("keeps order through a long queue", async () => {
+    const done: number[] = [];
+    const lanes = createHookLanes<number>({ perHook: 1, queuePerHook: 5_000, run: async (_hook, i) => void done.push(i) });
+    for (let i = 0; i < 3_000; i++) lanes.submit("h", i);
+    await lanes.idle();
+    expect(done).toEqual(Array.from({ length: 3_000 }, (_, i) => i));
   });
 });

@@ -1,11 +1,12 @@
 // Bounded concurrency per hook: each hook has a lane with at most `perHook` deliveries running
-// and a short queue behind them. A hook whose receiver hangs fills only its own lane; what does
-// not fit is handed back to the caller (which returns it to JetStream for later) instead of
+// and a queue behind them. A hook whose receiver hangs fills only its own lane; what the caller
+// does not let a lane queue is handed back to it (to return to JetStream for later) instead of
 // waiting in front of other hooks' deliveries.
-
 import { LRUCache } from "lru-cache";
 
 export const LANE_EWMA_WEIGHT = 0.2;
+/** Runs a lane must have finished before its average counts (the first ones include warm-up). */
+export const LANE_MIN_SAMPLES = 8;
 /** Hooks whose run-time estimate is remembered after their lane empties. */
 export const LANE_AVERAGES_MAX = 10_000;
 
@@ -26,10 +27,16 @@ export interface HookLanes<T> {
   heldCount(): number;
   /** Running + queued items of one hook. */
   backlog(hookId: string): number;
-  /** Moving average of one hook's run times in ms (undefined before the first finished run). */
+  /** Hooks with something running or queued. */
+  activeHooks(): number;
+  /** Moving average of one hook's run times in ms (undefined before LANE_MIN_SAMPLES finished runs). */
   averageMs(hookId: string): number | undefined;
+  /** How long the oldest of one hook's running items has been running, in ms (0 when none). */
+  oldestRunningMs(hookId: string): number;
   /** Removes and returns every queued (not yet running) item, of one hook or of all. */
   drainQueued(hookId?: string): T[];
+  /** Resolves when an item finishes or is removed, or after `timeoutMs`. */
+  changed(timeoutMs: number): Promise<void>;
   /** Resolves once fewer than `count` items are held. */
   whenBelow(count: number): Promise<void>;
   /** Resolves once nothing runs. */
@@ -37,16 +44,21 @@ export interface HookLanes<T> {
 }
 
 interface Lane<T> {
-  running: Set<T>;
+  /** Running items and when each started (in start order). */
+  running: Map<T, number>;
   queue: T[];
+  /** Index of the queue's first item (shifting a long array on every start would copy it). */
+  head: number;
 }
+
+const queued = <T>(lane: Lane<T>) => lane.queue.length - lane.head;
 
 export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
   const { perHook, queuePerHook, run } = options;
   const now = options.now ?? (() => performance.now());
   const lanes = new Map<string, Lane<T>>();
   // Kept apart from lanes so that the estimate survives a lane emptying for a moment.
-  const averages = new LRUCache<string, number>({ max: LANE_AVERAGES_MAX });
+  const averages = new LRUCache<string, { ms: number; samples: number }>({ max: LANE_AVERAGES_MAX });
   let count = 0;
   let waiters: (() => void)[] = [];
 
@@ -56,9 +68,19 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     for (const wake of ready) wake();
   };
 
+  const takeNext = (lane: Lane<T>): T | undefined => {
+    if (queued(lane) === 0) return undefined;
+    const item = lane.queue[lane.head++];
+    if (lane.head > 1024 && lane.head * 2 > lane.queue.length) {
+      lane.queue = lane.queue.slice(lane.head);
+      lane.head = 0;
+    }
+    return item;
+  };
+
   const start = (hookId: string, lane: Lane<T>, item: T) => {
-    lane.running.add(item);
     const started = now();
+    lane.running.set(item, started);
     void run(hookId, item)
       .catch(() => {}) // run handles its own failures; a throw must not stall the lane
       .finally(() => {
@@ -66,19 +88,26 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
         count -= 1;
         const took = now() - started;
         const previous = averages.get(hookId);
-        averages.set(hookId, previous === undefined ? took : previous + LANE_EWMA_WEIGHT * (took - previous));
-        const next = lane.queue.shift();
+        averages.set(hookId, previous === undefined ? { ms: took, samples: 1 } : { ms: previous.ms + LANE_EWMA_WEIGHT * (took - previous.ms), samples: previous.samples + 1 });
+        const next = takeNext(lane);
         if (next !== undefined) start(hookId, lane, next);
         else if (lane.running.size === 0) lanes.delete(hookId);
         notify();
       });
   };
 
+  const remove = (lane: Lane<T>, from: number): T[] => {
+    const removed = lane.queue.splice(from);
+    count -= removed.length;
+    notify();
+    return removed;
+  };
+
   return {
     submit(hookId, item, maxQueued = queuePerHook) {
       let lane = lanes.get(hookId);
       if (!lane) {
-        lane = { running: new Set(), queue: [] };
+        lane = { running: new Map(), queue: [], head: 0 };
         lanes.set(hookId, lane);
       }
       if (lane.running.size < perHook) {
@@ -86,26 +115,42 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
         start(hookId, lane, item);
         return "started";
       }
-      if (lane.queue.length < maxQueued) {
+      if (queued(lane) < maxQueued) {
         count += 1;
         lane.queue.push(item);
         return "queued";
       }
       return "full";
     },
-    held: () => [...lanes.values()].flatMap((lane) => [...lane.running, ...lane.queue]),
+    held: () => [...lanes.values()].flatMap((lane) => [...lane.running.keys(), ...lane.queue.slice(lane.head)]),
     heldCount: () => count,
     backlog: (hookId) => {
       const lane = lanes.get(hookId);
-      return lane ? lane.running.size + lane.queue.length : 0;
+      return lane ? lane.running.size + queued(lane) : 0;
     },
-    averageMs: (hookId) => averages.get(hookId),
+    activeHooks: () => lanes.size,
+    averageMs(hookId) {
+      const average = averages.get(hookId);
+      return average && average.samples >= LANE_MIN_SAMPLES ? average.ms : undefined;
+    },
+    oldestRunningMs(hookId) {
+      const lane = lanes.get(hookId);
+      if (!lane || lane.running.size === 0) return 0;
+      return now() - lane.running.values().next().value!;
+    },
     drainQueued(hookId) {
       const drained: T[] = [];
-      for (const [id, lane] of lanes) if (hookId === undefined || id === hookId) drained.push(...lane.queue.splice(0));
-      count -= drained.length;
-      notify();
+      for (const [id, lane] of lanes) if (hookId === undefined || id === hookId) drained.push(...remove(lane, lane.head));
       return drained;
+    },
+    changed(timeoutMs) {
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async whenBelow(limit) {
       while (count >= limit) await new Promise<void>((resolve) => waiters.push(resolve));

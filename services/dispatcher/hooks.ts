@@ -2,7 +2,7 @@
 // another tenant's hook is simply not found. Secrets are sealed before they reach the database
 // and opened only for the create / rotate answers and the signer.
 import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import { NotFoundError } from "../platform/errors.js";
+import { ConflictError, NotFoundError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { hasPrefix, newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
@@ -65,6 +65,11 @@ export function hookFromRow(row: HookRow): Hook {
 
 export function hookNotFound(id: string): NotFoundError {
   return new NotFoundError("hook_not_found", `No hook ${JSON.stringify(id)} in this tenant.`);
+}
+
+/** Test deliveries and manual retries of a paused hook: it receives nothing. */
+export function hookPaused(id: string): ConflictError {
+  return new ConflictError("hook_paused", `Hook ${id} is paused; a paused hook receives nothing. Set its status to active first.`);
 }
 
 /** An id that cannot be a hook's names nothing (and never reaches SQL). */

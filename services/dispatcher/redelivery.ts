@@ -8,8 +8,7 @@ import type { Topology } from "../platform/nats.js";
 import { manualDeliveryId } from "./delivery-message.js";
 import { getExecution } from "./executions.js";
 import { queueDeliveries } from "./fan-out.js";
-import { loadHookRow } from "./hooks.js";
-import { hookPaused } from "./test-delivery.js";
+import { hookPaused, loadHookRow } from "./hooks.js";
 
 export interface RedeliveryDeps {
   pool: Pool;

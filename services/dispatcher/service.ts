@@ -22,7 +22,7 @@ import { createSender } from "./sender.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
-export const DELIVERY_POOL_MAX = 10;
+export const DELIVERY_POOL_MAX = 4;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface DispatcherHandle extends ServiceHandle {

@@ -3,20 +3,16 @@
 import { currentTransactionId } from "../platform/context.js";
 import type { Pool } from "../platform/db.js";
 import { EVENT_PAYLOADS, type EventEnvelope } from "../platform/events/catalog.js";
-import { ConflictError, InternalError } from "../platform/errors.js";
+import { InternalError } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { fanOutDeliveryId } from "./delivery-message.js";
 import type { Deliverer } from "./delivery.js";
 import type { Execution } from "./executions.js";
-import { hookNotFound, loadHookRow } from "./hooks.js";
+import { hookNotFound, hookPaused, loadHookRow } from "./hooks.js";
 
 export interface TestDeliveryDeps {
   pool: Pool;
   deliverer: Deliverer;
-}
-
-export function hookPaused(id: string): ConflictError {
-  return new ConflictError("hook_paused", `Hook ${id} is paused; a paused hook receives nothing. Set its status to active first.`);
 }
 
 export async function testHook(deps: TestDeliveryDeps, tenantId: string, hookId: string, now: Date = new Date()): Promise<Execution> {

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { mayWaitForRoom, MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
+
+const stats = (averageMs: number | undefined, oldestRunningMs = 0, activeHooks = 1) => ({ averageMs, oldestRunningMs, activeHooks });
+
+describe("queueLimit", () => {
+  it("gives a fast or new lane its share, leaving room for one more hook", () => {
+    expect(queueLimit(stats(undefined), 8, 8192)).toBe(4096);
+    expect(queueLimit(stats(5, 3, 3), 8, 8192)).toBe(2048);
+  });
+
+  it("gives a slow lane what it finishes within two seconds", () => {
+    expect(queueLimit(stats(1_000), 8, 8192)).toBe(16);
+    expect(queueLimit(stats(4_000), 1, 8192)).toBe(MIN_QUEUE_PER_HOOK);
+  });
+
+  it("gives a stuck lane next to nothing, even before anything finished", () => {
+    expect(queueLimit(stats(undefined, STUCK_PACE_MS), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
+    expect(queueLimit(stats(STUCK_PACE_MS, 0), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
+  });
+});
+
+describe("mayWaitForRoom", () => {
+  it("waits only for a lane that is finishing deliveries quickly", () => {
+    expect(mayWaitForRoom(stats(5, 20))).toBe(true);
+    expect(mayWaitForRoom(stats(5, 1_000))).toBe(false);
+  });
+});
+
+describe("spreadDelay", () => {
+  it("adds up to half again (at least 250 ms) of jitter", () => {
+    expect(spreadDelay(1_000, () => 0)).toBe(1_000);
+    expect(spreadDelay(1_000, () => 1)).toBe(1_500);
+    expect(spreadDelay(100, () => 1)).toBe(350);
+  });
+});
