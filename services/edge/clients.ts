@@ -5,6 +5,7 @@ import { InventoryServiceClient } from "../gen/waybill/inventory/v1/inventory.js
 import { OrdersServiceClient } from "../gen/waybill/orders/v1/orders.js";
 import { DispatcherServiceClient } from "../gen/waybill/dispatcher/v1/dispatcher.js";
 import { DevicesServiceClient } from "../gen/waybill/devices/v1/devices.js";
+import { GRPC_CHANNEL_OPTIONS } from "../platform/grpc.js";
 
 export interface BackendClients {
   identity: IdentityServiceClient;
@@ -17,7 +18,7 @@ export interface BackendClients {
 
 export function createBackendClients(urls: { identity: string; orders: string; inventory: string; dispatcher: string; devices: string }): BackendClients {
   const insecure = credentials.createInsecure();
-  const options = { "grpc.keepalive_time_ms": 30_000 };
+  const options = { ...GRPC_CHANNEL_OPTIONS };
   const identity = new IdentityServiceClient(urls.identity, insecure, options);
   const orders = new OrdersServiceClient(urls.orders, insecure, options);
   const inventory = new InventoryServiceClient(urls.inventory, insecure, options);

@@ -11,7 +11,7 @@ import { DevicesServiceService } from "../gen/waybill/devices/v1/devices.js";
 import { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import { watchRevocations } from "../identity/revocations.js";
 import { createTokenResolver } from "../identity/token-resolver.js";
-import { startGrpcServer } from "../platform/grpc.js";
+import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
 import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
@@ -38,7 +38,7 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     const relay = createOutboxRelay({ pool, bus, schema: DEVICES_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure());
+    const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
     runtime.defer(async () => identity.close());
     const lastSeen = createLastSeenWriter(pool, logger);
     runtime.defer(lastSeen.stop);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
 import { InventoryServiceClient } from "../gen/waybill/inventory/v1/inventory.js";
 import { OrdersServiceService } from "../gen/waybill/orders/v1/orders.js";
-import { startGrpcServer } from "../platform/grpc.js";
+import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "../platform/grpc.js";
 import { createOutboxRelay } from "../platform/outbox.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
@@ -33,7 +33,7 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
   const runtime = await startRuntime({ service: "orders", schema: ORDERS_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger } = runtime;
-    const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), { "grpc.keepalive_time_ms": 30_000 });
+    const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
     runtime.defer(async () => inventoryClient.close());
     const deps: OrdersDeps = { pool, topology: bus.topology, inventory: createInventoryPort(inventoryClient), logger };
     const relay = createOutboxRelay({ pool, bus, schema: ORDERS_SCHEMA, logger });

@@ -18,6 +18,15 @@ import { AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError,
 import type { Logger } from "./logger.js";
 
 export const GRPC_DEADLINE_MS = 10_000;
+/**
+ * Options of every channel between services. Channelz bookkeeping and the retry wrapper cost CPU
+ * on every call and serve nothing here (callers retry through JetStream or the client).
+ */
+export const GRPC_CHANNEL_OPTIONS = Object.freeze({
+  "grpc.keepalive_time_ms": 30_000,
+  "grpc.enable_channelz": 0,
+  "grpc.enable_retries": 0,
+});
 export const GRPC_SHUTDOWN_GRACE_MS = 10_000;
 
 /** Turns `async (request) => response` into a grpc-js unary handler. */
@@ -51,7 +60,7 @@ export async function startGrpcServer(
   port: number,
   services: [ServiceDefinition, UntypedServiceImplementation][],
 ): Promise<GrpcServerHandle> {
-  const server = new Server({ "grpc.max_receive_message_length": 4 * 1024 * 1024 });
+  const server = new Server({ "grpc.max_receive_message_length": 4 * 1024 * 1024, "grpc.enable_channelz": 0 });
   for (const [definition, implementation] of services) server.addService(definition, implementation);
   const boundPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
