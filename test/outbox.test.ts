@@ -43,9 +43,8 @@ describe("outbox relay", () => {
     expect(created.status).toBe(201);
     const orderId = created.body.id;
 
-    const { rows } = await db.query("SELECT id, published_at FROM orders.outbox WHERE event->>'orderId' = $1", [orderId]);
+    const { rows } = await db.query("SELECT id FROM orders.outbox WHERE event->>'orderId' = $1", [orderId]);
     expect(rows).toHaveLength(1);
-    expect(rows[0].published_at).toBeNull();
     expect(await eventsFor(orderId)).toHaveLength(0);
 
     await stack.orders.relay.start();
@@ -63,11 +62,12 @@ describe("outbox relay", () => {
     expect(events).toHaveLength(1);
     expect(published[0].json.id).toBe(rows[0].id);
     expect(events[0].json).toMatchObject({ id: rows[0].id, kind: "order.created", orderId });
-    const after = await db.query("SELECT published_at FROM orders.outbox WHERE id = $1", [rows[0].id]);
-    expect(after.rows[0].published_at).toBeInstanceOf(Date);
+    // Published rows leave the outbox: it holds only what is still to be sent.
+    const after = await db.query("SELECT id FROM orders.outbox WHERE id = $1", [rows[0].id]);
+    expect(after.rows).toHaveLength(0);
   });
 
-  it("does not publish a second event when the relay dies between publish and mark", async () => {
+  it("does not publish a second event when the relay dies between publish and delete", async () => {
     const created = await request(`${stack.baseUrl}/orders`, { token: stack.token, json: order("OUTBOX-2") });
     expect(created.status).toBe(201);
     const orderId = created.body.id;
@@ -87,7 +87,7 @@ describe("outbox relay", () => {
       });
       await expect(crashing.drainOnce()).rejects.toThrow("simulated crash");
       expect(await eventsFor(orderId)).toHaveLength(1);
-      const pending = await db.query("SELECT id FROM orders.outbox WHERE published_at IS NULL AND event->>'orderId' = $1", [orderId]);
+      const pending = await db.query("SELECT id FROM orders.outbox WHERE event->>'orderId' = $1", [orderId]);
       expect(pending.rows).toHaveLength(1);
 
       const healthy = createOutboxRelay({ pool, bus, schema: "orders", logger });
@@ -95,7 +95,7 @@ describe("outbox relay", () => {
       const events = await eventsFor(orderId);
       expect(events).toHaveLength(1);
       expect(events[0].json.id).toBe(pending.rows[0].id);
-      const remaining = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE published_at IS NULL");
+      const remaining = await db.query("SELECT count(*)::int AS n FROM orders.outbox");
       expect(remaining.rows[0].n).toBe(0);
     } finally {
       await bus.close();

@@ -1,6 +1,8 @@
 // The transactional outbox. `appendEvents` writes events in the caller's SQL transaction; the
-// relay publishes unpublished rows to JetStream with Nats-Msg-Id = event id and then marks them.
-// A crash between publish and mark re-publishes the same id, which JetStream deduplicates.
+// relay publishes pending rows to JetStream with Nats-Msg-Id = event id and then deletes them
+// (JetStream and the dispatcher's event log keep the history; a kept row would only grow the
+// table and cost an index update per event). A crash between publish and delete re-publishes
+// the same id, which JetStream deduplicates.
 // The relay wakes on commits of its own process (no NOTIFY: a notifying transaction holds a
 // global lock through its commit flush, which serialises every writer) and polls for the rest.
 import { currentTransactionId } from "./context.js";
@@ -79,7 +81,7 @@ export interface OutboxRelayOptions {
   schema: string;
   logger: Logger;
   pollIntervalMs?: number;
-  /** Called after publishing a batch and before marking it; tests use it to simulate a crash. */
+  /** Called after publishing a batch and before deleting it; tests use it to simulate a crash. */
   afterPublish?: (ids: string[]) => Promise<void>;
   onPublished?: (count: number) => void;
 }
@@ -112,7 +114,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           }),
         );
         if (options.afterPublish) await options.afterPublish(rows.map((r) => r.id));
-        await client.query("UPDATE outbox SET published_at = now() WHERE id = ANY($1)", [rows.map((r) => r.id)]);
+        await client.query("DELETE FROM outbox WHERE id = ANY($1)", [rows.map((r) => r.id)]);
       });
       total += published;
       if (published < OUTBOX_BATCH_SIZE) return total;

@@ -1,6 +1,7 @@
 // What every back-end service starts with: logger, its database schema (migrated), the bus with
 // its streams, the ops endpoints. Resources are stopped in reverse order of start.
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "./db.js";
+import { startHousekeeping } from "./housekeeping.js";
 import { createLogger, type Logger } from "./logger.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
@@ -53,6 +54,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     stack.push(() => pool.end());
     const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir]);
     if (applied.length > 0) logger.info({ schema, applied }, "migrations applied");
+    const housekeeping = startHousekeeping({ pool, logger });
+    stack.push(() => housekeeping.stop());
 
     const bus = await connectBus({ url: config.NATS_URL, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
     stack.push(() => bus.close());
