@@ -14,6 +14,7 @@ import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../s
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK } from "../services/dispatcher/config.js";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { measureQueueRoundTrip } from "./jetstream-floor.js";
 import { formatResult, runLoad } from "./load.js";
 import { startSystem } from "./system.js";
 
@@ -130,6 +131,8 @@ try {
     { concurrency, durationMs: Math.max(3_000, seconds * 1000), expectStatus: 204 },
   );
 
+  const queueFloor = await measureQueueRoundTrip(nc, { streamName: `${env.streamPrefix}FLOOR`, messages: 20_000, body: JSON.stringify({ eventJson: body, hookId: "hook_x" }) });
+
   // Steady, moderate rate through the whole system: orders over HTTP, one order.created each.
   arrivals.length = 0;
   const sent = Math.round(rate * seconds);
@@ -151,7 +154,10 @@ try {
       `(${events} events × ${hookCount} hooks = ${events * hookCount} in ${elapsed.toFixed(1)} s; ${distinct} distinct)\n`,
   );
   process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n`);
-  process.stdout.write(`ratio signed deliveries / bare POSTs: ${(signedPerSecond / bare.perSecond).toFixed(3)}\n`);
+  process.stdout.write(`ratio signed deliveries / bare POSTs: ${(signedPerSecond / bare.perSecond).toFixed(3)} (target >= 0.50)\n`);
+  process.stdout.write(
+    `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (each delivery is one DELIVERIES message: ceiling ratio ${(queueFloor / bare.perSecond).toFixed(3)})\n`,
+  );
   process.stdout.write(
     `latency event commit → receipt at ${rate} orders/s × ${hookCount} hooks over ${seconds} s: p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   max ${latencies.at(-1)} ms   (n=${latencies.length})\n`,
   );

@@ -1,0 +1,21 @@
+// Waits until the system has worked off what an earlier phase left behind, so that the next
+// phase of a benchmark is measured on an idle system: every durable consumer of the run's
+// streams has nothing pending and nothing unacknowledged.
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Topology } from "../services/platform/nats.js";
+
+export async function waitForDrain(nc: NatsConnection, topology: Topology, timeoutMs = 300_000): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const streams = [topology.eventsStream, topology.ingressStream, topology.deliveriesStream];
+  const started = performance.now();
+  for (;;) {
+    let backlog = 0;
+    for (const stream of streams) {
+      for await (const consumer of jsm.consumers.list(stream)) backlog += consumer.num_pending + consumer.num_ack_pending;
+    }
+    if (backlog === 0) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`still ${backlog} messages pending after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
