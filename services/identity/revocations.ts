@@ -1,19 +1,69 @@
-// Revocation broadcast: identity announces a revoked token on NATS; every edge drops it from its
-// cache and the MQTT gateway closes its device sessions. Core NATS is enough: a subscriber that
-// misses a message (disconnected) clears its whole cache on reconnect, and caches expire anyway.
-import type { Bus } from "../platform/nats.js";
+// Revocation broadcast: every edge drops a revoked token from its cache and the MQTT gateway
+// closes its device sessions.
+// Sending: the revocation goes into identity's outbox in the transaction that revokes the token,
+// and the outbox relay publishes it to JetStream (stream REVOCATIONS), retrying until the server
+// acknowledges it. A plain core publish could vanish while identity's connection is down or
+// half-open, and edges that stayed connected would never hear of it.
+// Receiving: a core subscription on the same subject (a stream's subject is still delivered to
+// core subscribers). A subscriber that was disconnected may have missed messages; it clears its
+// whole cache on reconnect, and cached answers expire anyway.
+import { nanos } from "@nats-io/transport-node";
+import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import type { Queryable } from "../platform/db.js";
+import { newId } from "../platform/ids.js";
+import { DUPLICATE_WINDOW_MS, TENANT_ID_NATS_HEADER, type Bus, type Topology } from "../platform/nats.js";
 
 export interface Revocation {
   tenantId: string;
   tokenId: string;
 }
 
+/** Kind of the outbox rows that carry revocations (not a catalog event: never in EVENTS). */
+export const REVOCATION_OUTBOX_KIND = "identity.token_revoked";
+/** The stream only has to accept each revocation; nobody replays it, so it keeps a day. */
+export const REVOCATIONS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
 export function revocationsSubject(bus: Bus): string {
   return bus.topology.revocationsSubject;
 }
 
-export function announceRevocation(bus: Bus, revocation: Revocation): void {
-  bus.nc.publish(revocationsSubject(bus), JSON.stringify(revocation));
+export function revocationsStreamConfig(topology: Topology, streamPrefix: string): Partial<StreamConfig> & { name: string } {
+  return {
+    name: `${streamPrefix}REVOCATIONS`,
+    subjects: [topology.revocationsSubject],
+    storage: StorageType.File,
+    num_replicas: 1,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    max_age: nanos(REVOCATIONS_MAX_AGE_MS),
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  };
+}
+
+/** Creates the stream that acknowledges revocations, or updates it (idempotent; several replicas may race). */
+export async function ensureRevocationsStream(bus: Bus, streamPrefix: string): Promise<void> {
+  const config = revocationsStreamConfig(bus.topology, streamPrefix);
+  try {
+    await bus.jsm.streams.info(config.name);
+  } catch {
+    await bus.jsm.streams.add(config).catch((error: Error) => {
+      if (!/already in use/i.test(error.message)) throw error;
+    });
+    return;
+  }
+  await bus.jsm.streams.update(config.name, config);
+}
+
+/** Queues the revocation in the outbox, inside the caller's transaction. */
+export async function recordRevocation(db: Queryable, topology: Topology, revocation: Revocation): Promise<void> {
+  await db.query("INSERT INTO outbox (id, tenant_id, kind, subject, event, headers) VALUES ($1, $2, $3, $4, $5, $6)", [
+    newId("evt"),
+    revocation.tenantId,
+    REVOCATION_OUTBOX_KIND,
+    topology.revocationsSubject,
+    JSON.stringify({ tenantId: revocation.tenantId, tokenId: revocation.tokenId }),
+    JSON.stringify({ [TENANT_ID_NATS_HEADER]: revocation.tenantId }),
+  ]);
 }
 
 /** Calls `onRevoked` for each revocation, and `onGap` when messages may have been missed. */

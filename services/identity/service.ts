@@ -2,14 +2,16 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { IdentityServiceService, type Token as TokenMessage } from "../gen/waybill/identity/v1/identity.js";
+import { withTransaction } from "../platform/db.js";
 import { startGrpcServer, unary } from "../platform/grpc.js";
+import { createOutboxRelay } from "../platform/outbox.js";
 import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import { createAuthenticator } from "./authenticate.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import type { IdentityConfig } from "./config.js";
-import { announceRevocation } from "./revocations.js";
+import { ensureRevocationsStream, recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
 import { login } from "./sessions.js";
 import { createToken, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
@@ -41,6 +43,12 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
       adminPassword: config.BOOTSTRAP_ADMIN_PASSWORD,
     });
     if (bootstrap) announceBootstrap(bootstrap, deps.announce ?? ((text) => process.stdout.write(text)));
+    // Revocations leave through the outbox (see revocations.ts): the relay retries until
+    // JetStream acknowledges them.
+    await ensureRevocationsStream(bus, config.STREAM_PREFIX);
+    const relay = createOutboxRelay({ pool, bus, schema: IDENTITY_SCHEMA, logger });
+    await relay.start();
+    runtime.defer(relay.stop);
     const keys = await loadSessionKeys(pool);
     const jwksJson = JSON.stringify(keys.jwks);
 
@@ -84,8 +92,10 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             return { data: page.data.map(tokenMessage), nextCursor: page.nextCursor ?? undefined };
           }),
           revokeToken: unary(logger, async ({ tenantId, id }: { tenantId: string; id: string }) => {
-            await revokeToken(pool, tenantId, id);
-            announceRevocation(bus, { tenantId, tokenId: id });
+            await withTransaction(pool, async (client) => {
+              await revokeToken(client, tenantId, id);
+              await recordRevocation(client, bus.topology, { tenantId, tokenId: id });
+            });
             return {};
           }),
           createUser: unary(logger, async (request: { tenantId: string; email: string; password: string; role: string }) => ({
