@@ -1,11 +1,12 @@
 // Operator commands against the identity store:  npm run admin -- create-tenant acme --admin-email …
+// Exit status: 0 done, 2 refused input (usage, validation, duplicates), 1 anything else.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "../platform/config.js";
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, withTransaction } from "../platform/db.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, ValidationError } from "../platform/errors.js";
 import { generatePassword } from "./passwords.js";
 import { IDENTITY_SCHEMA } from "./service.js";
 import { createToken } from "./token-manager.js";
@@ -18,7 +19,11 @@ function email(value: string): string {
   return value;
 }
 
-const program = new Command("admin").description("Waybill operator commands (uses DATABASE_URL)");
+const USAGE_EXIT_CODE = 2;
+
+// exitOverride: commander throws instead of exiting (set before .command(), so subcommands inherit
+// it), and usage errors leave with the same status as every other refused input.
+const program = new Command("admin").description("Waybill operator commands (uses DATABASE_URL)").exitOverride();
 
 program
   .command("create-tenant")
@@ -28,8 +33,12 @@ program
   .option("--admin-password <password>", "the first admin's password (generated and printed when omitted)")
   .option("--api-token", "also create an api token and print it once")
   .action(async (name: string, options: { adminEmail: string; adminPassword?: string; apiToken?: boolean }) => {
-    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) throw new InvalidArgumentError("tenant names are lowercase letters, digits and '-'");
-    if (options.adminPassword !== undefined && options.adminPassword.length < 8) throw new InvalidArgumentError("the password needs at least 8 characters");
+    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) {
+      throw new ValidationError("tenant names are 1 to 63 lowercase letters, digits and '-', starting with a letter or digit", undefined, "invalid_tenant_name");
+    }
+    if (options.adminPassword !== undefined && options.adminPassword.length < 8) {
+      throw new ValidationError("the admin password needs at least 8 characters", undefined, "invalid_password");
+    }
     const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
     await ensureDatabase(databaseUrl);
     const pool = createPool({ databaseUrl, schema: IDENTITY_SCHEMA, applicationName: "waybill-admin", max: 2 });
@@ -52,7 +61,9 @@ program
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  // Commander has printed its own message (or the help) already.
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT_CODE);
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
   process.stderr.write(`admin: ${message}\n`);
-  process.exit(error instanceof AppError || error instanceof InvalidArgumentError ? 2 : 1);
+  process.exit(error instanceof AppError ? USAGE_EXIT_CODE : 1);
 });
