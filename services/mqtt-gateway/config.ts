@@ -3,6 +3,7 @@ import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/co
 import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../edge/config.js";
 
 export const DEFAULT_MQTT_PORT = 1883;
+export const DEFAULT_PRESENCE_HEARTBEAT_MS = 10_000;
 
 export const mqttGatewayConfigSchema = z
   .object({
@@ -17,6 +18,8 @@ export const mqttGatewayConfigSchema = z
     MQTT_TLS_KEY_FILE: z.string().optional(),
     AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),
     AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
+    /** How often this replica renews its presence lease; its devices read as disconnected after 3 missed beats. */
+    MQTT_PRESENCE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_PRESENCE_HEARTBEAT_MS),
   })
   .refine((c) => Boolean(c.MQTT_TLS_CERT_FILE) === Boolean(c.MQTT_TLS_KEY_FILE), {
     message: "set both MQTT_TLS_CERT_FILE and MQTT_TLS_KEY_FILE, or neither",

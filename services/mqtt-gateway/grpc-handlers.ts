@@ -12,7 +12,7 @@ import { listDevices } from "./device-registry.js";
 import { parseDevicePayload } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";
 import type { LastSeenWriter } from "./last-seen.js";
-import { DEVICE_ID_PATTERN, publishableLevels } from "./topics.js";
+import { DEVICE_ID_PATTERN, publishableLevels, storedChannel } from "./topics.js";
 
 export interface DevicesHandlerDeps {
   pool: Pool;
@@ -35,7 +35,8 @@ export function createDevicesHandlers(deps: DevicesHandlerDeps, logger: Logger):
         throw new ValidationError("The device id is not valid.", [{ path: "deviceId", message: "1 to 64 letters, digits, - or _" }]);
       }
       const channel = publishableLevels(request.deviceId, ["devices", request.deviceId, ...request.channel].join("/"));
-      if (!channel) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "topic levels of letters, digits, - or _" }]);
+      // Only channels a consumer takes are stored (as over MQTT).
+      if (!channel || !storedChannel(channel)) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "one of inventory, shipments, telemetry" }]);
       const payload = parseDevicePayload(request.payloadJson);
       if (!payload.ok) throw new ValidationError("The payload is not valid.", [{ path: "payload", message: payload.reason }]);
       const ref = { tenantId: request.tenantId, deviceId: request.deviceId, tokenId: request.tokenId };

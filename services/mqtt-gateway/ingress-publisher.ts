@@ -20,6 +20,8 @@ export interface PublishDeviceMessageInput {
   payload: Record<string, unknown>;
   /** A caller's retry key: the same key stores the message once within the duplicate window. */
   dedupKey?: string;
+  /** The stored id chosen by the caller (an MQTT resend reuses its first attempt's). */
+  messageId?: string;
 }
 
 export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput): Promise<StoredDeviceMessage> {
@@ -32,7 +34,7 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
     receivedAt,
     payload: input.payload,
   };
-  const messageId = input.dedupKey ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}` : `dm-${ulid()}`;
+  const messageId = input.messageId ?? (input.dedupKey ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}` : `dm-${ulid()}`);
   const subject = bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel);
   await publishDurable(bus, subject, JSON.stringify(message), {
     msgId: messageId,

@@ -1,6 +1,7 @@
 // The MQTT gateway: an aedes broker for devices, the device registry (schema "devices") and the
 // DevicesService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
-// acknowledged only after JetStream INGRESS has stored it.
+// acknowledged only after JetStream INGRESS has stored it; revoked or expired tokens lose their
+// sessions.
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -20,6 +21,7 @@ import { createDeviceBroker } from "./broker.js";
 import type { MqttGatewayConfig } from "./config.js";
 import { createDevicesHandlers } from "./grpc-handlers.js";
 import { createLastSeenWriter } from "./last-seen.js";
+import { startPresence } from "./presence.js";
 import { startReadingsConsumer } from "./readings-consumer.js";
 
 export const DEVICES_SCHEMA = "devices";
@@ -29,6 +31,12 @@ export interface MqttGatewayHandle extends ServiceHandle {
   port: number;
   opsPort: number;
   grpcPort: number;
+  /** Whether the broker speaks MQTT over TLS (mqtts://). */
+  tls: boolean;
+  /** Publishes a command to one tenant's device (devices/<deviceId>/commands/<levels…>). */
+  sendCommand(tenantId: string, deviceId: string, levels: string[], payload: string | Buffer): Promise<void>;
+  /** What a revocation gap triggers: forget cached tokens, re-validate every live session. Resolves to the sessions closed. */
+  revalidateSessions(): Promise<number>;
 }
 
 export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger?: Logger } = {}): Promise<MqttGatewayHandle> {
@@ -46,15 +54,26 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(readings.stop);
 
     const tokens = createTokenResolver(identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
-    const devices = await createDeviceBroker({ bus, tokens, registry: { pool, topology: bus.topology }, lastSeen, metrics: ops.registry, logger });
+    const presence = await startPresence({ pool, topology: bus.topology, logger, heartbeatMs: config.MQTT_PRESENCE_HEARTBEAT_MS });
+    // Last: the lease ends after the broker closed its sessions and their writes landed.
+    runtime.defer(presence.stop);
+    const devices = await createDeviceBroker({ bus, tokens, presence, lastSeen, metrics: ops.registry, logger });
     // Registry writes of the sessions the broker's close ends must land before the pool goes.
     runtime.defer(devices.settle);
+    // Revocations missed while NATS was away: the cache forgets, and every live session's token
+    // is asked about again, so a device revoked meanwhile does not stay connected.
+    const revalidateSessions = async () => {
+      tokens.forgetAll();
+      const closed = await devices.revalidate();
+      if (closed > 0) logger.info({ closed }, "closed device sessions whose token is no longer valid");
+      return closed;
+    };
     const stopWatching = watchRevocations(bus, {
       onRevoked: ({ tokenId }) => {
         tokens.forget(tokenId);
-        devices.closeSessionsOf(tokenId);
+        devices.revoke(tokenId);
       },
-      onGap: () => tokens.forgetAll(),
+      onGap: () => void revalidateSessions().catch((error: Error) => logger.warn({ err: error.message }, "could not re-validate device sessions")),
     });
     runtime.defer(async () => stopWatching());
 
@@ -74,7 +93,15 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(grpc.stop);
     const port = (server.address() as net.AddressInfo).port;
     logger.info({ port, grpcPort: grpc.port, tls: Boolean(config.MQTT_TLS_CERT_FILE) }, "mqtt gateway started");
-    return { port, opsPort: runtime.opsPort!, grpcPort: grpc.port, stop: runtime.stop };
+    return {
+      port,
+      opsPort: runtime.opsPort!,
+      grpcPort: grpc.port,
+      tls: server instanceof tls.Server,
+      sendCommand: devices.sendCommand,
+      revalidateSessions,
+      stop: runtime.stop,
+    };
   } catch (error) {
     await runtime.stop();
     throw error;

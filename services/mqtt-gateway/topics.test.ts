@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEVICE_ID_PATTERN, maySubscribe, publishableLevels } from "./topics.js";
+import { DEVICE_ID_PATTERN, maySubscribe, publishableLevels, storedChannel } from "./topics.js";
 
 describe("publishableLevels", () => {
   it("returns the levels below the device's own subtree", () => {
@@ -61,5 +61,14 @@ describe("DEVICE_ID_PATTERN", () => {
   it("accepts plain ids and refuses topic or wildcard characters", () => {
     expect(DEVICE_ID_PATTERN.test("dev-1_A")).toBe(true);
     for (const id of ["", "a/b", "+", "#", "a.b", "a b", "x".repeat(65)]) expect(DEVICE_ID_PATTERN.test(id)).toBe(false);
+  });
+});
+
+describe("storedChannel", () => {
+  it("names the channels a consumer takes, and nothing else", () => {
+    expect(storedChannel(["inventory"])).toBe("inventory");
+    expect(storedChannel(["shipments"])).toBe("shipments");
+    expect(storedChannel(["telemetry"])).toBe("telemetry");
+    for (const levels of [["foo"], ["commands"], ["commands", "open"], ["telemetry", "temp_1"], ["Inventory"], []]) expect(storedChannel(levels)).toBeUndefined();
   });
 });

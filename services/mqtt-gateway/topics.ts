@@ -1,5 +1,6 @@
 // Device topic rules (API.md, "Devices over MQTT"): a device publishes only under
 // devices/<its id>/… and subscribes only to devices/<its id>/commands/#.
+import { DEVICE_CHANNELS, type DeviceChannel } from "../platform/device-messages.js";
 
 export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const LEVEL_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -17,4 +18,13 @@ export function maySubscribe(deviceId: string, topicFilter: string): boolean {
   const prefix = `devices/${deviceId}/commands`;
   // Wildcards below the fixed prefix can only match inside the device's own subtree.
   return topicFilter === prefix || topicFilter.startsWith(`${prefix}/`);
+}
+
+/**
+ * The channel a message below devices/<id>/ is stored on, or undefined when no consumer takes
+ * it (devices/<id>/foo, devices/<id>/telemetry/x, commands): such messages are dropped, not
+ * stored where nothing would ever read them.
+ */
+export function storedChannel(levels: readonly string[]): DeviceChannel | undefined {
+  return levels.length === 1 && (DEVICE_CHANNELS as readonly string[]).includes(levels[0]) ? (levels[0] as DeviceChannel) : undefined;
 }

@@ -1,0 +1,87 @@
+// Whether a device is connected, kept honest across crashes and replicas: this process is one
+// gateway instance holding a lease in the registry that it renews on a heartbeat, and records
+// its sessions under its own instance id. When a replica dies without closing its sessions
+// (kill -9, lost machine) its lease runs out, its devices read as disconnected at once, and the
+// next replica's heartbeat reaps the rows and emits device.disconnected for them.
+import { ulid } from "ulid";
+import type { Logger } from "../platform/logger.js";
+import {
+  reapExpiredInstances,
+  recordConnected,
+  recordDisconnected,
+  registerInstance,
+  renewInstance,
+  retireInstance,
+  type DeviceRef,
+  type DeviceRegistryDeps,
+} from "./device-registry.js";
+
+/** A lease outlives this many missed heartbeats, so one slow renewal does not drop every device. */
+const LEASE_HEARTBEATS = 3;
+
+export interface Presence {
+  instanceId: string;
+  connected(ref: DeviceRef): Promise<void>;
+  disconnected(ref: DeviceRef): Promise<void>;
+  /** One heartbeat now: renew (or re-register) the lease, then reap dead instances. */
+  beat(): Promise<void>;
+  /** Ends the lease; call after the broker closed its sessions. */
+  stop(): Promise<void>;
+}
+
+export async function startPresence(deps: DeviceRegistryDeps & { logger: Logger; heartbeatMs: number }): Promise<Presence> {
+  const { pool, logger, heartbeatMs } = deps;
+  const leaseMs = heartbeatMs * LEASE_HEARTBEATS;
+  const instanceId = `gw-${ulid()}`;
+  // What this instance holds, so a lease lost (database away longer than the lease) can be
+  // re-registered with the truth.
+  const live = new Map<string, { tenantId: string; deviceId: string; connections: number }>();
+  const keyOf = (ref: DeviceRef) => `${ref.tenantId}\u0000${ref.deviceId}`;
+  const snapshot = () => [...live.values()];
+
+  const reap = async () => {
+    const reaped = await reapExpiredInstances(deps);
+    if (reaped > 0) logger.info({ sessions: reaped }, "reaped device sessions of gateway instances whose lease ran out");
+  };
+  let beating: Promise<void> = Promise.resolve();
+  const beat = () => {
+    beating = beating.then(async () => {
+      try {
+        if (!(await renewInstance(pool, instanceId, leaseMs))) {
+          logger.warn({ instanceId }, "gateway lease had expired; registering its live sessions again");
+          await registerInstance(pool, instanceId, leaseMs, snapshot());
+        }
+        await reap();
+      } catch (error) {
+        logger.warn({ err: (error as Error).message }, "could not renew the gateway lease; will retry");
+      }
+    });
+    return beating;
+  };
+
+  await registerInstance(pool, instanceId, leaseMs, []);
+  await reap();
+  const timer = setInterval(() => void beat(), heartbeatMs);
+  timer.unref();
+
+  return {
+    instanceId,
+    async connected(ref) {
+      const entry = live.get(keyOf(ref)) ?? { tenantId: ref.tenantId, deviceId: ref.deviceId, connections: 0 };
+      entry.connections++;
+      live.set(keyOf(ref), entry);
+      await recordConnected(deps, ref, instanceId);
+    },
+    async disconnected(ref) {
+      const entry = live.get(keyOf(ref));
+      if (entry && --entry.connections <= 0) live.delete(keyOf(ref));
+      await recordDisconnected(deps, ref, instanceId);
+    },
+    beat,
+    async stop() {
+      clearInterval(timer);
+      await beating;
+      await retireInstance(pool, instanceId);
+    },
+  };
+}
