@@ -36,6 +36,21 @@ describe("verifyWebhook", () => {
     expect(verifyWebhook(secret, header, body, { ...at(t + 1000), toleranceSeconds: 1000 }).ok).toBe(true);
   });
 
+  it("counts whole seconds: exactly 300 s old passes through its last millisecond, 301 s does not", () => {
+    const header = sign(secret, t, body);
+    const ms = (millis: number) => ({ now: millis });
+    expect(verifyWebhook(secret, header, body, ms((t + 300) * 1000)).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, ms((t + 300) * 1000 + 500)).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, ms((t + 300) * 1000 + 999)).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, { now: new Date((t + 300) * 1000 + 999) }).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, ms((t + 301) * 1000))).toEqual({ ok: false, reason: "timestamp outside tolerance" });
+    expect(verifyWebhook(secret, header, body, ms((t + 301) * 1000 + 1))).toEqual({ ok: false, reason: "timestamp outside tolerance" });
+    // Ahead of the receiver's clock: the same whole-second rule.
+    expect(verifyWebhook(secret, header, body, ms((t - 300) * 1000)).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, ms((t - 300) * 1000 + 999)).ok).toBe(true);
+    expect(verifyWebhook(secret, header, body, ms((t - 301) * 1000 + 999))).toEqual({ ok: false, reason: "timestamp outside tolerance" });
+  });
+
   it("refuses malformed headers", () => {
     const good = sign(secret, t, body);
     const v1 = good.split("v1=")[1];
