@@ -15,6 +15,60 @@ describe("isBlockedAddress", () => {
     }
   });
 
+  it("refuses documentation, benchmarking, reserved and broadcast IPv4 ranges, edges included", () => {
+    for (const address of [
+      "192.0.2.0", "192.0.2.1", "192.0.2.255", // TEST-NET-1
+      "198.51.100.0", "198.51.100.7", "198.51.100.255", // TEST-NET-2
+      "203.0.113.0", "203.0.113.9", "203.0.113.255", // TEST-NET-3
+      "198.18.0.0", "198.18.0.1", "198.19.255.255", // benchmarking 198.18.0.0/15
+      "240.0.0.0", "240.0.0.1", "250.1.2.3", "255.255.255.254", // reserved 240.0.0.0/4
+      "255.255.255.255", // limited broadcast
+      "192.0.0.8", "192.88.99.1",
+    ]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    // Their neighbours are ordinary public addresses.
+    for (const address of ["192.0.3.1", "198.51.99.255", "198.51.101.0", "203.0.112.255", "203.0.114.0", "198.17.255.255", "198.20.0.0", "223.255.255.255"]) {
+      expect(isBlockedAddress(address), address).toBe(false);
+    }
+  });
+
+  it("refuses IPv6 documentation, Teredo and discard-only prefixes", () => {
+    for (const address of ["2001:db8::1", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:0:ffff::1", "100::1"]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    // 2001:db9::/32 and 2001:1::/32 are outside both.
+    expect(isBlockedAddress("2001:db9::1")).toBe(false);
+    expect(isBlockedAddress("2001:4860:4860::8888")).toBe(false);
+  });
+
+  it("checks the IPv4 address embedded in IPv4-mapped, -translated and -compatible addresses", () => {
+    for (const address of ["::ffff:127.0.0.1", "::ffff:0:127.0.0.1", "::ffff:0:7f00:1", "::ffff:0:10.1.2.3", "::ffff:0:169.254.169.254", "::ffff:0:192.0.2.1", "::10.0.0.1"]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    for (const address of ["::ffff:8.8.8.8", "::ffff:0:8.8.8.8", "::ffff:0:808:808"]) {
+      expect(isBlockedAddress(address), address).toBe(false);
+    }
+  });
+
+  it("checks the IPv4 address embedded in NAT64 addresses (64:ff9b::/96 and the local-use 64:ff9b:1::/48)", () => {
+    for (const address of ["64:ff9b::127.0.0.1", "64:ff9b::a00:1", "64:ff9b::192.168.1.1", "64:ff9b::203.0.113.5", "64:ff9b:1::127.0.0.1", "64:ff9b:1::a9fe:a9fe", "64:ff9b:1::10.0.0.1"]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    for (const address of ["64:ff9b::8.8.8.8", "64:ff9b::5db8:d822", "64:ff9b:1::8.8.8.8"]) {
+      expect(isBlockedAddress(address), address).toBe(false);
+    }
+    // A local-use NAT64 address in another layout (prefix other than /96): where it leads cannot be told.
+    expect(isBlockedAddress("64:ff9b:1:7f00:0:100::")).toBe(true);
+  });
+
+  it("checks the IPv4 address embedded in 6to4 addresses (2002::/16)", () => {
+    for (const address of ["2002:7f00:1::1", "2002:a00:1::", "2002:c0a8:101::1", "2002:a9fe:a9fe::1", "2002:c000:201::1", "2002:ffff:ffff::1"]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    expect(isBlockedAddress("2002:808:808::1")).toBe(false);
+  });
+
   it("lets public addresses through", () => {
     for (const address of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "2002:0808:0808::1"]) {
       expect(isBlockedAddress(address), address).toBe(false);

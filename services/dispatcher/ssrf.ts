@@ -1,5 +1,6 @@
 // The SSRF guard: deliveries never reach loopback, private, link-local, metadata, CGNAT,
-// unspecified, multicast or reserved addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. The
+// unspecified, multicast, documentation, benchmarking or reserved addresses (nor IPv6 addresses
+// that embed or tunnel to such an IPv4 address) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. The
 // check runs on the addresses DNS answers at delivery time, inside the socket's own lookup, so the
 // connection goes to exactly the address that was checked (no second resolution to rebind).
 import dns from "node:dns";
@@ -23,16 +24,23 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16], // link-local, cloud metadata 169.254.169.254
   ["172.16.0.0", 12],
   ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // former 6to4 relay anycast
   ["192.168.0.0", 16],
   ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
   ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
+  ["240.0.0.0", 4], // reserved, and the broadcast address 255.255.255.255
 ] as const) {
   blocked.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
   ["::", 128], // unspecified
   ["::1", 128],
+  ["100::", 64], // discard-only
+  ["2001::", 32], // Teredo: tunnels to an IPv4 host we cannot vet (its address is obfuscated, its relay anywhere)
+  ["2001:db8::", 32], // documentation
   ["fc00::", 7], // unique local, includes the EC2 metadata address fd00:ec2::254
   ["fe80::", 10], // link-local
   ["fec0::", 10], // deprecated site-local
@@ -49,17 +57,25 @@ export function isBlockedAddress(address: string): boolean {
   if (family !== 6) return true; // not an address at all: refuse rather than guess
   if (blocked.check(bare, "ipv6")) return true;
   const embedded = embeddedIPv4(bare);
+  if (embedded === "unknown") return true;
   return embedded !== undefined && blocked.check(embedded, "ipv4");
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:0:0/96), IPv4-compatible, NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address. */
-function embeddedIPv4(address: string): string | undefined {
+/**
+ * The IPv4 address an IPv6 address stands for, when it embeds one: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96, and the
+ * local-use 64:ff9b:1::/48 in its /96 layout) and 6to4 (2002:AABB:CCDD::/48). "unknown" when the
+ * address is in a translation prefix but its layout cannot be told (refused: it could reach anything).
+ */
+function embeddedIPv4(address: string): string | "unknown" | undefined {
   const words = expandIPv6(address);
-  if (!words) return undefined;
+  if (!words) return "unknown";
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   const zeros = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
   if (zeros(0, 5) && (words[5] === 0xffff || words[5] === 0)) return v4(words[6], words[7]);
+  if (zeros(0, 4) && words[4] === 0xffff && words[5] === 0) return v4(words[6], words[7]);
   if (words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)) return v4(words[6], words[7]);
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) return zeros(3, 6) ? v4(words[6], words[7]) : "unknown";
   if (words[0] === 0x2002) return v4(words[1], words[2]);
   return undefined;
 }
