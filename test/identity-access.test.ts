@@ -1,4 +1,5 @@
 // Sessions, the token manager, permissions per credential, revocation everywhere, rate limits.
+import http from "node:http";
 import { SignJWT, generateKeyPair, importPKCS8 } from "jose";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,23 +145,116 @@ describe("token manager", () => {
 });
 
 describe("permissions per token type", () => {
-  // What API.md grants each type, checked against real endpoints.
-  const cases: { type: string; allowed: [string, string][]; refused: [string, string][] }[] = [
-    { type: "api", allowed: [["GET", "/products"], ["GET", "/tokens"], ["GET", "/users"]], refused: [] },
-    { type: "machine", allowed: [["GET", "/products"], ["GET", "/events"]], refused: [["GET", "/tokens"], ["POST", "/tokens"], ["GET", "/users"]] },
-    { type: "cli", allowed: [["GET", "/products"], ["GET", "/events"]], refused: [["GET", "/tokens"], ["POST", "/inventory/adjustments"], ["POST", "/customers"]] },
-    { type: "sensor", allowed: [], refused: [["GET", "/products"], ["GET", "/orders"], ["POST", "/orders"], ["GET", "/tokens"], ["GET", "/events"]] },
-  ];
-  for (const { type, allowed, refused } of cases) {
-    it(`${type} tokens`, async () => {
-      const { token } = await createToken(type);
-      for (const [method, path] of allowed) expect((await api(path, { method, token })).status, `${method} ${path}`).toBe(200);
-      for (const [method, path] of refused) {
-        const answer = await api(path, { method, token, ...(method === "POST" ? { json: {} } : {}) });
-        expectProblem(answer, 403, "token_type_forbidden");
-      }
-    });
+  // API.md: api — the whole API; machine — the whole API but token management (and so not
+  // /users either: an admin user could mint tokens); cli — hooks, orders, shipments, products,
+  // reads; sensor — POST /devices/{deviceId}/readings only. README "Identity and access".
+  const hook = () => ({ name: `perm hook ${Math.random().toString(36).slice(2, 8)}`, url: "https://receiver.invalid/hook", on: "inventory.depleted" });
+  const product = () => ({ sku: `PERM-${Math.random().toString(36).slice(2, 10).toUpperCase()}`, name: "Perm", price: "1.00", currency: "EUR" });
+  const sku = () => Math.random().toString(36).slice(2, 10).toUpperCase();
+  const reading = { channel: "telemetry", payload: { temperature: 4.5 } };
+
+  async function expectRefused(token: string, attempts: [string, string][]) {
+    for (const [method, path] of attempts) {
+      const answer = await api(path, { method, token, ...(method === "POST" || method === "PUT" ? { json: {} } : {}) });
+      expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(403);
+      expectProblem(answer, 403, "token_type_forbidden");
+    }
   }
+
+  async function expectStatus(answer: Answer, status: number, what: string) {
+    expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(status);
+    return answer.body;
+  }
+
+  /** A customer and a product with stock, made with the admin api token. */
+  async function orderPrerequisites() {
+    const customer = await expectStatus(await api("/customers", { token: stack.token, json: { name: "Perm Customer" } }), 201, "customer");
+    const made = await expectStatus(await api("/products", { token: stack.token, json: product() }), 201, "product");
+    await expectStatus(await api("/inventory/adjustments", { token: stack.token, json: { productId: made.id, delta: 10, reason: "count" } }), 201, "stock");
+    return { customerId: customer.id as string, productId: made.id as string };
+  }
+  const orderBody = (customerId: string, productId: string) => ({ shortId: `P-${sku()}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] });
+
+  const identityManagement: [string, string][] = [
+    ["POST", "/tokens"],
+    ["GET", "/tokens"],
+    ["DELETE", "/tokens/tok_01jc0000000000000000000000"],
+    ["POST", "/users"],
+    ["GET", "/users"],
+  ];
+
+  it("api tokens may manage tokens and users", async () => {
+    const { token } = await createToken("api");
+    const made = await expectStatus(await api("/tokens", { token, json: { name: "made by api", type: "cli" } }), 201, "POST /tokens");
+    const listed = await expectStatus(await api("/tokens?limit=100", { token }), 200, "GET /tokens");
+    expect(listed.data.map((t: { id: string }) => t.id)).toContain(made.id);
+    await expectStatus(await api(`/tokens/${made.id}`, { method: "DELETE", token }), 204, "DELETE /tokens");
+    await expectStatus(await api("/users", { token, json: { email: "made-by-api@identity.test", password: "password-123" } }), 201, "POST /users");
+    await expectStatus(await api("/users", { token }), 200, "GET /users");
+    const { productId, customerId } = await orderPrerequisites();
+    await expectStatus(await api("/orders", { token, json: orderBody(customerId, productId) }), 201, "POST /orders");
+  });
+
+  it("machine tokens may create orders, products, customers, hooks and adjust stock, but not manage tokens or users", async () => {
+    const { token } = await createToken("machine");
+    const customer = await expectStatus(await api("/customers", { token, json: { name: "Machine Customer" } }), 201, "POST /customers");
+    const made = await expectStatus(await api("/products", { token, json: product() }), 201, "POST /products");
+    await expectStatus(await api("/inventory/adjustments", { token, json: { productId: made.id, delta: 5, reason: "count" } }), 201, "POST /inventory/adjustments");
+    await expectStatus(await api("/orders", { token, json: orderBody(customer.id, made.id) }), 201, "POST /orders");
+    await expectStatus(await api("/hooks", { token, json: hook() }), 201, "POST /hooks");
+    await expectStatus(await api(`/devices/machine-dev/readings`, { token, json: reading }), 202, "POST readings");
+    for (const path of ["/products", "/orders", "/events", "/hooks", "/devices"]) await expectStatus(await api(path, { token }), 200, `GET ${path}`);
+    await expectRefused(token, identityManagement);
+  });
+
+  it("cli tokens may create hooks, orders, shipments and products and read, but not adjust stock, write customers or manage tokens", async () => {
+    const { token } = await createToken("cli");
+    const { customerId } = await orderPrerequisites();
+    const made = await expectStatus(await api("/products", { token, json: product() }), 201, "POST /products");
+    await expectStatus(await api("/inventory/adjustments", { token: stack.token, json: { productId: made.id, delta: 3, reason: "count" } }), 201, "stock");
+    const order = await expectStatus(await api("/orders", { token, json: orderBody(customerId, made.id) }), 201, "POST /orders");
+    await expectStatus(await api(`/orders/${order.id}/status`, { token, json: { status: "ready" } }), 200, "order → ready");
+    await expectStatus(await api(`/orders/${order.id}/shipments`, { token, json: { carrier: "DHL", trackingNumber: `CLI-${sku()}` } }), 201, "POST shipments");
+    await expectStatus(await api("/hooks", { token, json: hook() }), 201, "POST /hooks");
+    for (const path of ["/products", "/orders", "/shipments", "/customers", "/inventory", "/events", "/event-kinds", "/hooks", "/devices"]) {
+      await expectStatus(await api(path, { token }), 200, `GET ${path}`);
+    }
+    await expectRefused(token, [
+      ["POST", "/inventory/adjustments"],
+      ["POST", "/customers"],
+      ["PUT", `/customers/${customerId}`],
+      ["POST", "/devices/cli-dev/readings"],
+      ...identityManagement,
+    ]);
+  });
+
+  it("sensor tokens may only send device readings", async () => {
+    const { token } = await createToken("sensor");
+    await expectStatus(await api("/devices/sensor-dev/readings", { token, json: reading }), 202, "POST readings");
+    await expectRefused(token, [
+      ["GET", "/products"],
+      ["GET", "/orders"],
+      ["POST", "/orders"],
+      ["POST", "/products"],
+      ["POST", "/hooks"],
+      ["GET", "/events"],
+      ["GET", "/devices"],
+      ...identityManagement,
+    ]);
+  });
+});
+
+describe("token expiry", () => {
+  it("a token that expires while the edge has it cached answers 401 token_expired right after its expiry", async () => {
+    const expiresAt = Date.now() + 2_500;
+    const { token } = await createToken("api", { expiresAt: new Date(expiresAt).toISOString() });
+    expect((await api("/products", { token })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - 1_000 - Date.now())));
+    expect((await api("/products", { token })).status).toBe(200); // still valid, from the cache
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt + 20 - Date.now())));
+    expectProblem(await api("/products", { token }), 401, "token_expired");
+    expect((await api("/products", { token })).headers.get("www-authenticate")).toMatch(/^Bearer/);
+  });
 });
 
 describe("rate limits", () => {
@@ -185,4 +279,42 @@ describe("rate limits", () => {
       await edge.stop();
     }
   });
+
+  it("limits logins per client address (LOGIN_RATE_LIMIT_PER_MINUTE): 429 with Retry-After, other addresses unaffected", async () => {
+    const edge = await startEdge(loadEdgeConfig({ ...stack.serviceEnv, HTTP_PORT: "0", LOGIN_RATE_LIMIT_PER_MINUTE: "3" }));
+    try {
+      const login = (password: string) => request(`${edge.url}/v1/auth/login`, { json: { email: ADMIN.email, password } });
+      expect((await login("wrong-password")).status).toBe(401);
+      expect((await login("wrong-password")).status).toBe(401);
+      expect((await login(ADMIN.password)).status).toBe(200);
+      // The fourth attempt within the minute is refused, even with the right password.
+      const limited = await login(ADMIN.password);
+      expectProblem(limited, 429, "rate_limited");
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(limited.headers.get("ratelimit-limit")).toBe("3");
+      expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+      // Only logging in is limited: the same address keeps using the API with its token.
+      expect((await request(`${edge.url}/v1/products`, { token: stack.token })).status).toBe(200);
+      // Another client address has its own budget.
+      const other = await postFrom("127.0.0.2", `${edge.url}/v1/auth/login`, { email: ADMIN.email, password: ADMIN.password });
+      expect(other.status).toBe(200);
+    } finally {
+      await edge.stop();
+    }
+  });
 });
+
+/** POSTs JSON from a chosen local address (any 127.x address works on loopback). */
+function postFrom(localAddress: string, url: string, json: unknown): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(json);
+    const req = http.request(url, { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}

@@ -2,7 +2,8 @@ import type { Context, Next } from "koa";
 import { describe, expect, it, vi } from "vitest";
 import type { TokenType } from "../identity/tokens.js";
 import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
-import { can, requires, type Capability } from "./permissions.js";
+import type { Role } from "../identity/users.js";
+import { can, requires, roleCan, type Capability } from "./permissions.js";
 
 const ALL: Capability[] = [
   "read",
@@ -13,17 +14,21 @@ const ALL: Capability[] = [
   "customers:write",
   "hooks:write",
   "tokens:manage",
+  "users:manage",
   "devices:publish",
 ];
 
-// API.md "Token types": api — the whole API; machine — the whole API but token management;
-// cli — hooks, orders, shipments, products, reads; sensor — device publishing and readings only.
+// API.md "Token types": api — the whole API; machine — the whole API but token management
+// (users included: an admin user could mint tokens); cli — hooks, orders, shipments, products,
+// reads; sensor — device publishing and readings only.
 const ALLOWED: Record<TokenType, Capability[]> = {
   api: ALL,
-  machine: ALL.filter((c) => c !== "tokens:manage"),
+  machine: ALL.filter((c) => c !== "tokens:manage" && c !== "users:manage"),
   cli: ["read", "hooks:write", "orders:write", "shipments:write", "products:write"],
   sensor: ["devices:publish"],
 };
+
+const ALLOWED_BY_ROLE: Record<Role, Capability[]> = { admin: ALLOWED.api, member: ALLOWED.machine };
 
 describe("can", () => {
   it("is false, not a crash, for a type that is not a token type", () => {
@@ -39,6 +44,17 @@ describe("can", () => {
       },
     );
   }
+});
+
+describe("roleCan", () => {
+  for (const [role, allowed] of Object.entries(ALLOWED_BY_ROLE) as [Role, Capability[]][]) {
+    it.each(ALL.map((capability) => [capability, allowed.includes(capability)] as const))(`${role} session: %s → %s`, (capability, expected) => {
+      expect(roleCan(role, capability)).toBe(expected);
+    });
+  }
+  it("is false for a role that is not a role", () => {
+    expect(roleCan("owner" as Role, "read")).toBe(false);
+  });
 });
 
 function fakeCtx(principal?: { tokenType: TokenType }): Context {

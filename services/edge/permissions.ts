@@ -1,12 +1,17 @@
 // What each credential may do (API.md, "Token types"; sessions by role). Routes declare the
 // capability they need; the tables below are the only place that maps capabilities to credentials.
+// The README's permission table says the same in prose; keep them in step.
+// Reading of API.md: "machine — the whole API but token management" also excludes /users, since
+// whoever may create an admin user may log in as it and mint tokens; user management is token
+// management by another door. "cli — …, reads" means reads of business data: listing tokens and
+// users is identity management, refused to cli as to machine.
 import type { Middleware } from "koa";
 import type { TokenType } from "../identity/tokens.js";
 import type { Role } from "../identity/users.js";
 import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
 
 export type Capability =
-  | "read" // any GET of business data
+  | "read" // any GET of business data (not /tokens, /users)
   | "orders:write"
   | "shipments:write"
   | "products:write"
