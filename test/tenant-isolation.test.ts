@@ -1,5 +1,6 @@
 // Two tenants on one system: every resource of one is a 404 to the other for read, update,
-// delete and actions; lists never leak; hooks never receive the other tenant's events.
+// delete and actions; lists (users and the event log too) never leak; hooks never receive the
+// other tenant's events.
 import http from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +55,9 @@ beforeAll(async () => {
   expect(test.status).toBe(200);
   ids.execution = test.body.id;
   ids.token = (await a("/tokens", { json: { name: "A's token", type: "cli" } })).body.id;
+  const users = await a("/users");
+  expect(users.status).toBe(200);
+  ids.user = users.body.data[0].id;
 });
 
 afterAll(async () => {
@@ -111,7 +115,7 @@ describe("tenant isolation", () => {
       "/customers",
       "/hooks",
       "/tokens",
-      "/events",
+      "/users",
     ];
     for (const path of lists) {
       const answer = await b(path);
@@ -121,7 +125,41 @@ describe("tenant isolation", () => {
     }
     // Tenant A does see its own, so the lists above are not trivially empty for A.
     expect((await a("/orders")).body.data.map((o: { id: string }) => o.id)).toContain(ids.order);
-    await eventually(async () => ((await a("/events")).body.data.length > 0 ? true : undefined));
+    expect((await a("/users")).body.data.map((u: { id: string }) => u.id)).toContain(ids.user);
+  });
+
+  it("tenant B's event log never shows tenant A's events, with or without ?kind=", async () => {
+    // Events reach the log asynchronously: first wait until A sees its own (from orders and
+    // inventory alike), or B's empty answer would prove nothing.
+    const expectedKinds = ["customer.created", "product.created", "inventory.adjusted", "order.created", "inventory.reserved", "shipment.created"];
+    const eventsOfA = await eventually(async () => {
+      const data: { id: string; kind: string }[] = (await a("/events?limit=100")).body.data;
+      return expectedKinds.every((kind) => data.some((e) => e.kind === kind)) ? data : undefined;
+    }, 15_000);
+    const idsOfA = new Set(eventsOfA.map((e) => e.id));
+    const kinds = [...new Set(eventsOfA.map((e) => e.kind))];
+    for (const path of ["/events?limit=100", ...kinds.map((kind) => `/events?limit=100&kind=${kind}`)]) {
+      const answer = await b(path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.body.data.filter((e: { id: string }) => idsOfA.has(e.id)), path).toEqual([]);
+      const text = JSON.stringify(answer.body);
+      for (const id of Object.values(ids)) expect(text, `${path} leaks ${id}`).not.toContain(id);
+    }
+    // The same filters do find A's events for A.
+    expect((await a("/events?limit=100&kind=order.created")).body.data.some((e: { orderId: string }) => e.orderId === ids.order)).toBe(true);
+  });
+
+  it("B's own hook cannot reach A's execution: retry and listing answer nothing of A's", async () => {
+    const hookB = await b("/hooks", { json: { name: "B's mixed hook", url: `${receiverUrl}/b-mixed`, on: "customer.created" } });
+    expect(hookB.status).toBe(201);
+    const retry = await b(`/hooks/${hookB.body.id}/executions/${ids.execution}/retry`, { method: "POST" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(404);
+    // Nor can A reach its execution through B's hook.
+    expect((await a(`/hooks/${hookB.body.id}/executions/${ids.execution}/retry`, { method: "POST" })).status).toBe(404);
+    const executions = await b(`/hooks/${hookB.body.id}/executions`);
+    expect(executions.status).toBe(200);
+    expect(JSON.stringify(executions.body)).not.toContain(ids.execution);
+    expect((await b(`/hooks/${hookB.body.id}`, { method: "DELETE" })).status).toBe(204);
   });
 
   it("a hook of tenant B never receives tenant A's events", async () => {
@@ -130,6 +168,6 @@ describe("tenant isolation", () => {
     const order = await createOrder(a, ids.customer, [{ productId: ids.product, quantity: 1 }]);
     await eventually(async () => (received.some((r) => r.path === "/a" && r.body.orderId === order.id) ? true : undefined), 15_000);
     await new Promise((r) => setTimeout(r, 500));
-    expect(received.filter((r) => r.path === "/b")).toEqual([]);
+    expect(received.filter((r) => r.path.startsWith("/b"))).toEqual([]);
   });
 });
