@@ -1,12 +1,13 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
 import { notifyCommitted, withTransaction, type Queryable } from "../platform/db.js";
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../platform/errors.js";
+import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "../platform/money.js";
 import { appendEvents, outboxInsertSql, outboxRecords } from "../platform/outbox.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
 import { UNIQUE_VIOLATION, type OrdersDeps } from "./deps.js";
 import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
@@ -83,12 +84,23 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
   }
   const scale = currencyScale(input.currency);
   let totalUnits = 0n;
+  const tooLarge: FieldError[] = [];
   const items: OrderItem[] = input.orderItems.map((item, index) => {
+    // The table's CHECK would refuse these too, but as a 500.
+    if (!(Number.isInteger(item.quantity) && item.quantity > 0)) {
+      throw new ValidationError("quantities are positive integers", [{ path: `orderItems.${index}.quantity`, message: "must be a positive integer" }]);
+    }
     const units = toMinorUnits(item.price, scale, `orderItems.${index}.price`);
     if (units < 0n) throw new ValidationError("prices cannot be negative", [{ path: `orderItems.${index}.price`, message: "must be zero or more" }]);
-    totalUnits += units * BigInt(item.quantity);
+    const lineUnits = units * BigInt(item.quantity);
+    if (!fitsAmountColumn(lineUnits, scale)) tooLarge.push({ path: `orderItems.${index}`, message: `price × quantity exceeds ${maxAmountText(scale)}` });
+    totalUnits += lineUnits;
     return { productId: item.productId, quantity: item.quantity, price: formatMinorUnits(units, scale) };
   });
+  if (!fitsAmountColumn(totalUnits, scale)) {
+    tooLarge.push({ path: "total", message: `the order's total exceeds ${maxAmountText(scale)}` });
+    throw new ValidationError(`The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`, tooLarge, "amount_out_of_range");
+  }
   const id = newId("ord");
   const total = formatMinorUnits(totalUnits, scale);
   // Stored as the instant we answer with, whatever the database session's time zone.
