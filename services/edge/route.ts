@@ -90,9 +90,23 @@ function idempotencyOf(ctx: RouterContext, spec: RouteSpec): IdempotencyInput | 
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new BadRequestError("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
-  // The same key with another body is refused; the hash covers what the request asks for.
+  // The same key with another body is refused; the hash covers what the request asks for, so
+  // the same object with its keys in another order (another client, another serializer) is the same.
   const requestHash = createHash("sha256")
-    .update(`${spec.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? null)}`)
+    .update(`${spec.method} ${ctx.path}\n${canonicalJson(ctx.request.body ?? null)}`)
     .digest("hex");
   return { key, requestHash };
+}
+
+/** JSON with every object's keys sorted, recursively; arrays keep their order (it means something). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
