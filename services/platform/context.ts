@@ -29,6 +29,16 @@ export function currentTransactionId(): string {
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * What a client may send as X-Transaction-Id to group several of its requests into one
+ * operation: the txn_ prefix of our ids and a body of 10 to 64 letters and digits.
+ */
+export const CLIENT_TRANSACTION_ID = /^txn_[0-9A-Za-z]{10,64}$/;
+
+export function isClientTransactionId(value: string): boolean {
+  return CLIENT_TRANSACTION_ID.test(value);
+}
+
 /** Builds a context from incoming values, replacing anything missing or unsafe to log. */
 export function contextFrom(requestId: string | undefined, transactionId: string | undefined): OperationContext {
   return {

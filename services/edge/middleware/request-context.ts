@@ -1,17 +1,25 @@
 // X-Request-Id accepted or generated, echoed and logged; every request runs in its own
-// operation context so that logs and downstream calls carry the ids.
+// operation context so that logs and downstream calls carry the ids. X-Transaction-Id lets a
+// client group several requests into one operation (their events share it); it is generated
+// when absent and always echoed.
 import type { Middleware } from "koa";
-import { contextFrom, REQUEST_ID_HEADER, runInContext } from "../../platform/context.js";
+import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRANSACTION_ID_HEADER } from "../../platform/context.js";
+import { BadRequestError } from "../../platform/errors.js";
 import type { Logger } from "../../platform/logger.js";
 
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
-    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, undefined);
+    const sent = ctx.get(TRANSACTION_ID_HEADER);
+    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, sent && isClientTransactionId(sent) ? sent : undefined);
     ctx.set("X-Request-Id", context.requestId);
+    ctx.set("X-Transaction-Id", context.transactionId);
     const started = performance.now();
     await runInContext(context, async () => {
       try {
-        await next();
+        // Refused here, before anything runs under an id the client did not mean; this
+        // middleware sits outside problemResponses, so it answers the problem itself.
+        if (sent && !isClientTransactionId(sent)) refuse(ctx, invalidTransactionId());
+        else await next();
       } finally {
         const durationMs = Math.round((performance.now() - started) * 10) / 10;
         const level = ctx.status >= 500 ? "error" : "debug";
@@ -19,4 +27,16 @@ export function requestContext(logger: Logger): Middleware {
       }
     });
   };
+}
+
+function invalidTransactionId(): BadRequestError {
+  return new BadRequestError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", [
+    { path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" },
+  ]);
+}
+
+function refuse(ctx: Parameters<Middleware>[0], error: BadRequestError): void {
+  ctx.status = error.status;
+  ctx.type = "application/problem+json";
+  ctx.body = error.toProblem();
 }
