@@ -2,6 +2,7 @@
 // Idempotency-Key of POST /orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -99,11 +100,92 @@ describe("Idempotency-Key on POST /v1/orders", () => {
     expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "IDEM-3")).toBe(false);
   });
 
+  it("treats the same body with its keys in another order as the same request", async () => {
+    const headers = { "idempotency-key": "order-key-reordered" };
+    const first = await call("/orders", { json: { shortId: "IDEM-5", customerId, currency: "EUR", orderItems: [{ productId: item.productId, quantity: 2, price: "3.00" }] }, headers });
+    expect(first.status).toBe(201);
+    // Another client's serializer: every object's keys in another order, nested ones too.
+    const raw = `{"orderItems":[{"price":"3.00","quantity":2,"productId":"${item.productId}"}],"currency":"EUR","customerId":"${customerId}","shortId":"IDEM-5"}`;
+    const retry = await request(`${stack.baseUrl}/orders`, { token: stack.token, headers: { ...headers, "content-type": "application/json" }, body: raw });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.body).toEqual(first.body);
+    // Order inside arrays is meaning, not form: another order of the lines is another request.
+    const headers2 = { "idempotency-key": "order-key-lines" };
+    const lines = [{ ...item, quantity: 1 }, { ...item, quantity: 2 }];
+    expect((await call("/orders", { json: { shortId: "IDEM-6", customerId, currency: "EUR", orderItems: lines }, headers: headers2 })).status).toBe(201);
+    const swapped = await call("/orders", { json: { shortId: "IDEM-6", customerId, currency: "EUR", orderItems: [...lines].reverse() }, headers: headers2 });
+    expect(swapped.status).toBe(422);
+    expect(swapped.body.code).toBe("idempotency_key_reused");
+  });
+
   it("does not store a key whose request failed, so a corrected retry goes through", async () => {
     const headers = { "idempotency-key": "order-key-3" };
     const json = { shortId: "IDEM-4", customerId: "cus_01jc0000000000000000000000", currency: "EUR", orderItems: [item] };
     expect((await call("/orders", { json, headers })).status).toBe(422);
     // Another body under the same key: the failed attempt left no record to conflict with.
     expect((await call("/orders", { json: { ...json, customerId }, headers })).status).toBe(201);
+  });
+});
+
+describe("amounts an order cannot hold", () => {
+  it("answers 422 amount_out_of_range when price × quantity or the total passes the largest amount, never 500", async () => {
+    const max = "999999999999999.99";
+    const order = (shortId: string, orderItems: unknown[], currency = "EUR") => call("/orders", { json: { shortId, customerId, currency, orderItems } });
+
+    const doubled = await order("BIG-1", [{ ...item, quantity: 2, price: max }]);
+    expect(doubled.status, JSON.stringify(doubled.body)).toBe(422);
+    expect(doubled.headers.get("content-type")).toContain("application/problem+json");
+    expect(doubled.body.code).toBe("amount_out_of_range");
+    expect(doubled.body.errors.map((e: any) => e.path)).toEqual(["orderItems.0", "total"]);
+    expect(doubled.body.detail).toContain(max);
+
+    // Each line fits; their sum does not.
+    const summed = await order("BIG-2", [{ ...item, price: max }, { ...item, price: "0.01" }]);
+    expect(summed.status).toBe(422);
+    expect(summed.body.code).toBe("amount_out_of_range");
+    expect(summed.body.errors).toEqual([{ path: "total", message: `the order's total exceeds ${max}` }]);
+
+    // The largest amount itself fits, at every currency scale; a number as price too.
+    expect((await order("BIG-3", [{ ...item, price: max }])).body.total).toBe(max);
+    expect((await order("BIG-4", [{ ...item, price: "999999999999999" }], "JPY")).body.total).toBe("999999999999999");
+    expect((await order("BIG-5", [{ ...item, price: "999999999999999.999" }], "BHD")).body.total).toBe("999999999999999.999");
+    expect((await order("BIG-6", [{ ...item, quantity: 1_000_000, price: 999999999.99 }])).body.total).toBe("999999999990000.00");
+    const past = await order("BIG-7", [{ ...item, quantity: 1_000_000, price: 1_000_000_000 }]);
+    expect(past.status).toBe(422);
+    expect(past.body.code).toBe("amount_out_of_range");
+    // None of the refused orders exists.
+    const shortIds = (await call("/orders?limit=100")).body.data.map((o: any) => o.shortId);
+    expect(shortIds.filter((id: string) => id.startsWith("BIG-")).sort()).toEqual(["BIG-3", "BIG-4", "BIG-5", "BIG-6"]);
+  });
+});
+
+describe("X-Transaction-Id", () => {
+  it("is generated when absent and always echoed", async () => {
+    const answer = await call("/orders?limit=1");
+    expect(answer.headers.get("x-transaction-id")).toMatch(/^txn_[0-9a-z]{26}$/);
+    const other = await call("/orders?limit=1");
+    expect(other.headers.get("x-transaction-id")).not.toBe(answer.headers.get("x-transaction-id"));
+    const refused = await call("/orders/ord_01jc0000000000000000000000");
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get("x-transaction-id")).toMatch(/^txn_/);
+  });
+
+  it("takes the client's id for the operation's events and echoes it", async () => {
+    const transactionId = "txn_ClientChosen0001";
+    const created = await call("/orders", { json: { shortId: "TXN-1", customerId, currency: "EUR", orderItems: [item] }, headers: { "x-transaction-id": transactionId } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-transaction-id")).toBe(transactionId);
+    const [event] = await eventsUntil(stack, (e) => e.kind === "order.created" && e.orderId === created.body.id, ["order.created"]);
+    expect(event.transactionId).toBe(transactionId);
+  });
+
+  it.each(["txn_short", "ord_0123456789abcdef", "txn_" + "a".repeat(65), "txn_with-dash00000", "txn_with space0000"])("answers 400 invalid_transaction_id to %s", async (value) => {
+    const refused = await call("/orders", { json: { shortId: "TXN-BAD", customerId, currency: "EUR", orderItems: [item] }, headers: { "x-transaction-id": value } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(refused.body.code).toBe("invalid_transaction_id");
+    expect(refused.headers.get("x-transaction-id")).toMatch(/^txn_[0-9a-z]{26}$/);
+    expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "TXN-BAD")).toBe(false);
   });
 });
