@@ -1,7 +1,8 @@
 // /v1/shipments over HTTP: which orders can ship, tracking numbers, items, the status machine
 // and its timeline, lookups and the exception path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { allEvents, client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
+import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -130,6 +131,49 @@ describe("shipment status", () => {
     const raised = events.find((e) => e.kind === "shipment.exception");
     expect(raised).toMatchObject({ orderId: order.id, status: "exception", location: "Hamburg", note: "address unreadable", trackingNumber: shipment.trackingNumber });
     expect(events[2].transactionId).toBe(raised.transactionId);
+  });
+
+  it("a delivered partial shipment leaves the order inProgress with the rest of its stock reserved; the rest completes it", async () => {
+    const widget = await createStockedProduct(call, 10);
+    const gadget = await createStockedProduct(call, 10);
+    const order = await createOrder(call, customerId, [{ productId: widget, quantity: 4 }, { productId: gadget, quantity: 1 }]);
+    expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
+    const deliver = async (shipmentId: string) => {
+      expect((await call(`/shipments/${shipmentId}/status`, { json: { status: "inTransit" } })).status).toBe(200);
+      const delivered = await call(`/shipments/${shipmentId}/delivery`, { json: {} });
+      expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
+    };
+
+    // The only shipment so far carries one of four widgets and no gadget; it is delivered.
+    const partial = await ship(order.id, { items: [{ productId: widget, quantity: 1 }] });
+    expect(partial.status).toBe(201);
+    await deliver(partial.body.id);
+    expect((await call(`/orders/${order.id}`)).body.status).toBe("inProgress");
+    expect(await stockOf(call, widget)).toEqual({ onHand: 10, reserved: 4, available: 6 });
+    expect(await stockOf(call, gadget)).toEqual({ onHand: 10, reserved: 1, available: 9 });
+
+    // The second shipment, without items, carries the rest; its delivery completes the order.
+    const rest = await ship(order.id);
+    expect(rest.body.items).toEqual([{ productId: widget, quantity: 3 }, { productId: gadget, quantity: 1 }]);
+    await deliver(rest.body.id);
+    expect((await call(`/orders/${order.id}`)).body.status).toBe("completed");
+    expect(await stockOf(call, widget)).toEqual({ onHand: 6, reserved: 0, available: 6 });
+    expect(await stockOf(call, gadget)).toEqual({ onHand: 9, reserved: 0, available: 9 });
+
+    const events = await eventually(async () => {
+      const mine = (await allEvents(stack)).filter((e) => e.orderId === order.id);
+      const done = mine.some((e) => e.kind === "order.completed") && mine.filter((e) => e.kind === "inventory.consumed").length === 2;
+      return done ? mine : undefined;
+    });
+    const deliveries = events.filter((e) => e.kind === "shipment.delivered");
+    expect(deliveries.map((e) => e.shipmentId)).toEqual([partial.body.id, rest.body.id]);
+    // The first delivery completed nothing and consumed nothing.
+    expect(events.filter((e) => e.transactionId === deliveries[0].transactionId).map((e) => e.kind)).toEqual(["shipment.status.changed", "shipment.delivered"]);
+    // The last one: its shipment's events, the order's completion and the consumption, one transaction.
+    const completing = events.filter((e) => e.transactionId === deliveries[1].transactionId).map((e) => e.kind);
+    expect(completing.filter((k) => !k.startsWith("inventory."))).toEqual(["shipment.status.changed", "shipment.delivered", "order.status.changed", "order.completed"]);
+    expect(completing.filter((k) => k.startsWith("inventory."))).toEqual(["inventory.consumed", "inventory.consumed"]);
+    expect(events.filter((e) => e.kind === "order.completed")).toHaveLength(1);
   });
 
   it("answers 422 to bad bodies and 404 to unknown shipments", async () => {

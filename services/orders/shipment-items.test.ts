@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, ValidationError } from "../platform/errors.js";
-import { resolveShipmentItems } from "./shipment-items.js";
+import { coversOrder, resolveShipmentItems } from "./shipment-items.js";
 
 const ordered = [
   { productId: "prd_a", quantity: 3 },
@@ -54,5 +54,14 @@ describe("resolveShipmentItems", () => {
       { path: "items.1.quantity", message: "more than the order has left to ship (0)" },
       { path: "items.3.quantity", message: "more than the order has left to ship (0)" },
     ]);
+  });
+});
+
+describe("coversOrder", () => {
+  it("is true only when the shipments together carry every line, repeated products summed", () => {
+    expect(coversOrder(ordered, [])).toBe(false);
+    expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 3 }, { productId: "prd_b", quantity: 1 }])).toBe(false);
+    expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 5 }])).toBe(false);
+    expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 2 }, { productId: "prd_b", quantity: 1 }, { productId: "prd_a", quantity: 3 }])).toBe(true);
   });
 });

@@ -3,9 +3,20 @@
 import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
 import { stockLinesOf, type StockLine } from "./inventory-port.js";
 
-export function resolveShipmentItems(ordered: readonly StockLine[], shipped: readonly StockLine[], requested: readonly StockLine[] | undefined): StockLine[] {
+/** Quantity per product the order has not yet put in a shipment (zero or less: all of it shipped). */
+function leftToShip(ordered: readonly StockLine[], shipped: readonly StockLine[]): Map<string, number> {
   const left = new Map(stockLinesOf(ordered).map((l) => [l.productId, l.quantity]));
   for (const line of shipped) if (left.has(line.productId)) left.set(line.productId, left.get(line.productId)! - line.quantity);
+  return left;
+}
+
+/** Whether the shipments together carry every line of the order (only then can delivery complete it). */
+export function coversOrder(ordered: readonly StockLine[], shipped: readonly StockLine[]): boolean {
+  return [...leftToShip(ordered, shipped).values()].every((quantity) => quantity <= 0);
+}
+
+export function resolveShipmentItems(ordered: readonly StockLine[], shipped: readonly StockLine[], requested: readonly StockLine[] | undefined): StockLine[] {
+  const left = leftToShip(ordered, shipped);
 
   if (!requested || requested.length === 0) {
     const rest = [...left].filter(([, quantity]) => quantity > 0).map(([productId, quantity]) => ({ productId, quantity }));

@@ -10,9 +10,9 @@ import { UNIQUE_VIOLATION, type OrdersDeps } from "./deps.js";
 import type { StockLine } from "./inventory-port.js";
 import { isShippable } from "./order-status.js";
 import { moveOrder } from "./order-transitions.js";
-import { lockOrder } from "./orders.js";
+import { lockOrder, type Order } from "./orders.js";
 import { withSagaTransaction } from "./saga.js";
-import { resolveShipmentItems } from "./shipment-items.js";
+import { coversOrder, resolveShipmentItems } from "./shipment-items.js";
 import { assertShipmentTransition, isShipmentStatus, type ShipmentStatus } from "./shipment-status.js";
 
 export type ShipmentItem = StockLine;
@@ -123,8 +123,9 @@ export async function createShipment(
 
 /**
  * Moves a shipment along its state machine, records it in the timeline and emits its events.
- * Delivering the last open shipment of an inProgress order completes the order (stock consumed)
- * in the same transaction, so all of it shares one transaction id.
+ * Delivering the last open shipment of an inProgress order, once its shipments carry every line,
+ * completes the order (stock consumed) in the same transaction, so all of it shares one
+ * transaction id.
  */
 export async function applyShipmentStatus(deps: OrdersDeps, tenantId: string, ref: ShipmentRef, change: ShipmentStatusChange): Promise<Shipment> {
   const to = change.status;
@@ -163,9 +164,8 @@ export async function applyShipmentStatus(deps: OrdersDeps, tenantId: string, re
     if (to === "exception") events.push({ tenantId, kind: "shipment.exception", payload: { ...snapshot, location, note } });
     await appendEvents(client, deps.topology, events);
 
-    if (delivered && order.status === "inProgress") {
-      const open = await client.query("SELECT 1 FROM shipments WHERE tenant_id = $1 AND order_id = $2 AND status <> 'delivered' LIMIT 1", [tenantId, orderId]);
-      if (open.rowCount === 0) await moveOrder(deps, client, saga, tenantId, order, "completed");
+    if (delivered && order.status === "inProgress" && (await isFullyDelivered(client, tenantId, order))) {
+      await moveOrder(deps, client, saga, tenantId, order, "completed");
     }
     return getShipment(client, tenantId, id);
   });
@@ -232,6 +232,16 @@ async function findShipment(db: Queryable, tenantId: string, ref: ShipmentRef): 
     throw new NotFoundError("shipment_not_found", byId ? `No shipment ${ref}.` : `No shipment with trackingNumber "${ref.trackingNumber}".`);
   }
   return { id: rows[0].id, orderId: rows[0].order_id };
+}
+
+/**
+ * Every shipment of the order delivered, and together they carry every line: a delivered partial
+ * shipment leaves the rest of the order (and its reserved stock) open.
+ */
+async function isFullyDelivered(db: Queryable, tenantId: string, order: Order): Promise<boolean> {
+  const open = await db.query("SELECT 1 FROM shipments WHERE tenant_id = $1 AND order_id = $2 AND status <> 'delivered' LIMIT 1", [tenantId, order.id]);
+  if (open.rowCount !== 0) return false;
+  return coversOrder(order.orderItems, await shippedItems(db, tenantId, order.id));
 }
 
 async function shippedItems(db: Queryable, tenantId: string, orderId: string): Promise<StockLine[]> {
