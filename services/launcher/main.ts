@@ -16,7 +16,7 @@ import { startMqttGateway } from "../mqtt-gateway/service.js";
 import { loadOrdersConfig } from "../orders/config.js";
 import { startOrders } from "../orders/service.js";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "../platform/config.js";
-import { answers, isPortFree } from "./ports.js";
+import { answers, isAddressInUse, isPortFree } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
 export const DEFAULT_DATA_DIR = "./.data";
@@ -51,14 +51,15 @@ async function main(): Promise<void> {
     say("Waybill: stopped.");
     process.exit(code);
   };
+  // Ctrl-C reaches the whole foreground process group, but not the private servers (a group of
+  // their own): they are stopped here, last, after the services have drained.
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  process.on("SIGHUP", () => void stopAll(0)); // the terminal closed
 
   try {
     const databaseUrl = await ensureServer("PostgreSQL", launcher.DATABASE_URL, 5432, () => startPrivatePostgres(dataDir), running);
     const natsUrl = await ensureServer("NATS", launcher.NATS_URL, 4222, () => startPrivateNats(dataDir), running);
-    const httpPort = await choosePort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT);
-    const mqttPort = await choosePort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT);
 
     // In one process the services talk over loopback on ports the OS picks.
     // Hook secrets stay readable across restarts: without WEBHOOK_SECRET_KEY, a key kept in the data folder.
@@ -79,10 +80,14 @@ async function main(): Promise<void> {
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
     // Before the edge: the edge's /v1/devices calls the gateway's DevicesService.
-    const gateway = await startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
+    const gateway = await onChosenPort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT, (mqttPort) =>
+      startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
+    );
     running.push(gateway);
     const devices = { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` };
-    const edge = await startEdge(loadEdgeConfig({ ...env, ...backends, ...devices, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" }));
+    const edge = await onChosenPort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT, (httpPort) =>
+      startEdge(loadEdgeConfig({ ...env, ...backends, ...devices, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
+    );
     running.push(edge);
 
     say("");
@@ -110,12 +115,26 @@ async function ensureServer(name: string, url: string, defaultPort: number, star
   return server.url;
 }
 
-/** The configured port; when none is configured, the default or, if that is taken, any free one. */
-async function choosePort(name: string, configured: string | undefined, fallback: number): Promise<number> {
-  if (configured !== undefined) return Number(configured);
-  if (await isPortFree(fallback, "0.0.0.0")) return fallback;
-  say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`);
-  return 0;
+/**
+ * Starts a service on the configured port; when none is configured, on the default or, if that is
+ * taken, any free one. The check up front spares a start that would fail in the usual case (1883
+ * held by Mosquitto); the default can still be taken by the time the service binds it, so that
+ * failure falls back too.
+ */
+async function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
+  if (configured !== undefined) return start(Number(configured));
+  const taken = () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`);
+  if (!(await isPortFree(fallback, "0.0.0.0"))) {
+    taken();
+    return start(0);
+  }
+  try {
+    return await start(fallback);
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    taken();
+    return start(0);
+  }
 }
 
 void main();

@@ -1,4 +1,4 @@
-// Port helpers for the local launcher.
+// Port helpers for the local launcher, the benchmarks and tests.
 import net from "node:net";
 
 /** Resolves to true when `port` can be bound on `host`. */
@@ -10,15 +10,35 @@ export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
   });
 }
 
-export function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  return (await freePorts(1, host))[0];
+}
+
+/**
+ * `count` distinct free ports. All are held open at once while the OS picks them, so no two are
+ * the same; asking one at a time can hand out a port twice. They are free when this returns, not
+ * reserved: whoever binds one must still expect EADDRINUSE (see isAddressInUse).
+ */
+export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = net.createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(0, host, () => resolve());
+      });
+    }
+    return servers.map((server) => (server.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+/** Whether `error` is a listen() failing because the port is taken. */
+export function isAddressInUse(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "EADDRINUSE";
 }
 
 /** Whether something accepts TCP connections at host:port within `timeoutMs`. */
