@@ -1,6 +1,7 @@
 // An order's whole life over HTTP, checked on the bus: pending → ready (stock reserved) →
 // inProgress (its first shipment) → completed (the shipment's delivery), and the cancel and
-// refusal paths. Each operation's events, whichever service wrote them, share one transactionId.
+// refusal paths. Each operation's events, whichever service wrote them, share one transactionId;
+// a client groups several requests into one operation with X-Transaction-Id.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allEvents, client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -25,12 +26,21 @@ function ofTransaction(events: any[], transactionId: string) {
 describe("an order from pending to completed", () => {
   it("reserves on ready, starts on the first shipment, completes on its delivery — one transactionId per operation", async () => {
     const productId = await createStockedProduct(call, 10);
-    const order = await createOrder(call, customerId, [{ productId, quantity: 3, price: "4.20" }]);
+    // Creating the order and making it ready is one operation of the client's: one transaction id.
+    const clientTransaction = { "x-transaction-id": "txn_LifecycleCreateAndReserve01" };
+    const createdAnswer = await call("/orders", {
+      json: { shortId: "LIFE-1", customerId, currency: "EUR", orderItems: [{ productId, quantity: 3, price: "4.20" }] },
+      headers: clientTransaction,
+    });
+    expect(createdAnswer.status, JSON.stringify(createdAnswer.body)).toBe(201);
+    expect(createdAnswer.headers.get("x-transaction-id")).toBe(clientTransaction["x-transaction-id"]);
+    const order = createdAnswer.body;
     expect(order).toMatchObject({ status: "pending", total: "12.60", customerId });
 
     // pending → ready: inventory reserves the stock in the same operation.
-    const ready = await setOrderStatus(call, order.id, "ready");
+    const ready = await call(`/orders/${order.id}/status`, { json: { status: "ready" }, headers: clientTransaction });
     expect(ready.status, JSON.stringify(ready.body)).toBe(200);
+    expect(ready.headers.get("x-transaction-id")).toBe(clientTransaction["x-transaction-id"]);
     expect(ready.body).toMatchObject({ id: order.id, status: "ready" });
     expect(await stockOf(call, productId)).toEqual({ onHand: 10, reserved: 3, available: 7 });
 
@@ -103,12 +113,14 @@ describe("an order from pending to completed", () => {
     const created = fromOrders[0].transactionId;
     const shipmentMoves = fromOrders.filter((e) => e.kind === "shipment.status.changed");
     const inTransit = shipmentMoves[0].transactionId;
-    // Five operations, five transaction ids.
-    expect(new Set([created, toReady, toInProgress, inTransit, toCompleted]).size).toBe(5);
+    // Creation and ready under the client's id, then three operations with their own.
+    expect(created).toBe(clientTransaction["x-transaction-id"]);
+    expect(toReady).toBe(created);
+    expect(new Set([created, toInProgress, inTransit, toCompleted]).size).toBe(4);
 
     const everything = await allEvents(stack);
-    // Ready: the reservation and the status change, nothing else.
-    expect(ofTransaction(everything, toReady).map((e) => e.kind).sort()).toEqual(["inventory.reserved", "order.status.changed"]);
+    // Created and ready: the order, the reservation and the status change, nothing else.
+    expect(ofTransaction(everything, toReady).map((e) => e.kind).sort()).toEqual(["inventory.reserved", "order.created", "order.status.changed"]);
     expect(ofTransaction(everything, toReady).find((e) => e.kind === "inventory.reserved")).toMatchObject({ orderId: order.id, productId, quantity: 3, reserved: 3, onHand: 10, available: 7 });
     // The first shipment: its creation and the order starting.
     expect(ofTransaction(everything, toInProgress).map((e) => e.kind)).toEqual(["shipment.created", "order.status.changed"]);
@@ -187,6 +199,30 @@ describe("cancelling", () => {
       expect(again.status).toBe(409);
       expect(again.body.code).toBe("invalid_status_transition");
     }
+  });
+
+  it("refuses to cancel a partly delivered order with 409 order_partially_delivered, changing nothing", async () => {
+    const productId = await createStockedProduct(call, 10);
+    const order = await createOrder(call, customerId, [{ productId, quantity: 4 }]);
+    expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
+    const partial = await call(`/orders/${order.id}/shipments`, { json: { carrier: "DHL", trackingNumber: "PART-CANCEL-1", items: [{ productId, quantity: 1 }] } });
+    expect(partial.status).toBe(201);
+    expect((await call(`/shipments/${partial.body.id}/status`, { json: { status: "inTransit" } })).status).toBe(200);
+    expect((await call(`/shipments/${partial.body.id}/delivery`, { json: {} })).status).toBe(200);
+
+    const refused = await setOrderStatus(call, order.id, "cancelled");
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(refused.body.code).toBe("order_partially_delivered");
+    expect((await call(`/orders/${order.id}`)).body.status).toBe("inProgress");
+    expect(await stockOf(call, productId)).toEqual({ onHand: 10, reserved: 4, available: 6 });
+
+    // An inProgress order whose shipments are all still on their way can be cancelled.
+    const other = await createOrder(call, customerId, [{ productId, quantity: 2 }]);
+    expect((await setOrderStatus(call, other.id, "ready")).status).toBe(200);
+    expect((await call(`/orders/${other.id}/shipments`, { json: { carrier: "DHL", trackingNumber: "PART-CANCEL-2" } })).status).toBe(201);
+    expect((await setOrderStatus(call, other.id, "cancelled")).body.status).toBe("cancelled");
+    expect(await stockOf(call, productId)).toEqual({ onHand: 10, reserved: 4, available: 6 });
   });
 
   it("cancels a pending order without touching stock", async () => {

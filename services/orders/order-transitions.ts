@@ -29,6 +29,7 @@ export async function changeOrderStatus(deps: OrdersDeps, tenantId: string, orde
  */
 export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga, tenantId: string, order: Order, to: OrderStatus): Promise<void> {
   assertOrderTransition(order.status, to);
+  if (to === "cancelled" && order.status === "inProgress") await assertNothingDelivered(client, tenantId, order.id);
   const lines = stockLinesOf(order.orderItems);
   switch (stockEffectOf(to)) {
     case "reserve":
@@ -69,6 +70,19 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
   if (to === "cancelled") events.push({ tenantId, kind: "order.cancelled", payload: { orderId: order.id, previousOrderStatus: order.status } });
   if (to === "completed") events.push({ tenantId, kind: "order.completed", payload: { orderId: order.id } });
   await appendEvents(client, deps.topology, events);
+}
+
+/**
+ * Cancelling releases the order's whole reservation, but delivered goods left the warehouse:
+ * releasing them would put stock back that is gone. Inventory settles a reservation as a whole
+ * (release or consume), so a partly delivered order is refused rather than half-settled.
+ */
+async function assertNothingDelivered(client: PoolClient, tenantId: string, orderId: string): Promise<void> {
+  // The caller holds the order's lock, which every shipment change takes first.
+  const { rowCount } = await client.query("SELECT 1 FROM shipments WHERE tenant_id = $1 AND order_id = $2 AND status = 'delivered' LIMIT 1", [tenantId, orderId]);
+  if (rowCount !== 0) {
+    throw new ConflictError("order_partially_delivered", `Order ${orderId} has delivered shipments; it cannot be cancelled. Deliver the rest to complete it.`);
+  }
 }
 
 function isRefusal(error: unknown): boolean {

@@ -50,7 +50,7 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
     {
       method: "post",
       path: "/orders/:id/status",
-      summary: "Move an order to another status (409 invalid_status_transition, 409 insufficient_stock)",
+      summary: "Move an order to another status (409 invalid_status_transition, insufficient_stock, order_partially_delivered)",
       tag: "orders",
       capability: "orders:write",
       body: changeOrderStatusBody,
