@@ -4,6 +4,8 @@ import { z } from "zod";
 export const DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/waybill";
 export const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
 export const DEFAULT_LOG_LEVEL = "info";
+/** PostgreSQL connections per service (per pool). */
+export const DEFAULT_DB_POOL_MAX = 10;
 /** gRPC and ops ports of each service when it runs in its own container. */
 export const DEFAULT_PORTS = Object.freeze({
   identity: { grpc: 50051, ops: 9101 },
@@ -21,6 +23,7 @@ export const booleanFlag = z
 /** Settings every service shares. */
 export const baseConfigShape = {
   DATABASE_URL: z.string().url().default(DEFAULT_DATABASE_URL),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_DB_POOL_MAX),
   NATS_URL: z.string().default(DEFAULT_NATS_URL),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default(DEFAULT_LOG_LEVEL),
   /** Host the service's servers bind to. */

@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { DEFAULT_DB_POOL_MAX } from "./config.js";
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -18,6 +19,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 export interface PoolOptions {
   databaseUrl: string;
   schema: string;
+  /** Connections at most; services pass their validated DB_POOL_MAX. */
   max?: number;
   applicationName: string;
 }
@@ -29,7 +31,7 @@ function withDefaultUser(databaseUrl: string): string {
   return url.toString();
 }
 
-export function createPool({ databaseUrl, schema, max = Number(process.env.DB_POOL_MAX ?? 10), applicationName }: PoolOptions): Pool {
+export function createPool({ databaseUrl, schema, max = DEFAULT_DB_POOL_MAX, applicationName }: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(databaseUrl),
     max,

@@ -8,6 +8,7 @@ import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.
 
 export interface RuntimeConfig {
   DATABASE_URL: string;
+  DB_POOL_MAX: number;
   NATS_URL: string;
   LOG_LEVEL: string;
   BIND_HOST: string;
@@ -50,7 +51,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
   };
   try {
     await ensureDatabase(config.DATABASE_URL);
-    const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, applicationName: `waybill-${service}` });
+    const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, max: config.DB_POOL_MAX, applicationName: `waybill-${service}` });
     stack.push(() => pool.end());
     const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir]);
     if (applied.length > 0) logger.info({ schema, applied }, "migrations applied");
