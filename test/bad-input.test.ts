@@ -1,4 +1,5 @@
 // Bad input gets the documented problem+json answer, never a 5xx.
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request, type Answer } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -94,6 +95,22 @@ describe("request bodies", () => {
     expectProblem(answer, 415, "unsupported_media_type");
     const form = await request(ordersUrl, { token: stack.token, body: "shortId=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expectProblem(form, 415, "unsupported_media_type");
+  });
+
+  it("answers 415 unsupported_content_encoding to a gzip or unknown Content-Encoding, and accepts identity", async () => {
+    const body = gzipSync(JSON.stringify({ ...valid, shortId: "BAD-GZIP" }));
+    const gzip = await fetch(ordersUrl, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json", "content-encoding": "gzip" },
+      body,
+    });
+    expect(gzip.status).toBe(415);
+    expect(gzip.headers.get("accept-encoding")).toBe("identity");
+    expect(await gzip.json()).toMatchObject({ status: 415, code: "unsupported_content_encoding" });
+    const bogus = await request(ordersUrl, { token: stack.token, json: { ...valid, shortId: "BAD-BOGUS" }, headers: { "content-encoding": "bogus" } });
+    expectProblem(bogus, 415, "unsupported_content_encoding");
+    const identity = await request(ordersUrl, { token: stack.token, json: { ...valid, shortId: "BAD-IDENTITY" }, headers: { "content-encoding": "Identity" } });
+    expect(identity.status).toBe(201);
   });
 
   it("answers 400 to a malformed query parameter", async () => {

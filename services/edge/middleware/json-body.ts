@@ -1,5 +1,5 @@
-// Request bodies: JSON only (415 otherwise), at most the configured size (413), parsed strictly
-// (400 on invalid JSON). The raw bytes are kept for handlers that need them.
+// Request bodies: JSON only (415 otherwise), not content-encoded (415), at most the configured
+// size (413), parsed strictly (400 on invalid JSON). The raw bytes are kept for handlers that need them.
 import contentType from "content-type";
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
@@ -28,6 +28,12 @@ export function jsonBody(limitBytes: number): Middleware {
     if (!isJson(ctx.get("content-type"))) {
       throw new UnsupportedMediaTypeError("unsupported_media_type", "Send the body as application/json.");
     }
+    // A compressed body read as text would fail validation with a misleading 422. Bodies are small
+    // JSON: refuse any coding rather than inflate (RFC 9110 §15.5.16), and say what is accepted.
+    if (!isIdentityEncoding(ctx.get("content-encoding"))) {
+      ctx.set("Accept-Encoding", "identity");
+      throw new UnsupportedMediaTypeError("unsupported_content_encoding", "Send the body without Content-Encoding (identity); compressed bodies are not accepted.");
+    }
     let raw: string;
     try {
       raw = await getRawBody(ctx.req, { limit: limitBytes, encoding: "utf8", length: length || undefined });
@@ -51,6 +57,14 @@ export function jsonBody(limitBytes: number): Middleware {
     }
     return next();
   };
+}
+
+/** No Content-Encoding, or only "identity" (codings are a comma list, case-insensitive). */
+function isIdentityEncoding(header: string): boolean {
+  return header
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .every((coding) => coding === "" || coding === "identity");
 }
 
 function isJson(header: string): boolean {
