@@ -256,6 +256,34 @@ describe("under concurrency", () => {
     expect((await levels(a)).default).toEqual({ onHand: 20, reserved: 0, available: 20 });
   });
 
+  it("a delete racing reservations of its product: either the delete is refused (product_reserved) or nothing is reserved", async () => {
+    for (let round = 0; round < 8; round++) {
+      const a = await stocked({ default: 5 });
+      const orders = Array.from({ length: 3 }, orderId);
+      const [deleted, ...reservations] = await Promise.allSettled([
+        request(`${stack.baseUrl}/products/${a}`, { method: "DELETE", token: stack.token }),
+        ...orders.map((order) => reserve(order, [{ productId: a, quantity: 1 }])),
+      ]);
+      const won = reservations.filter((r) => r.status === "fulfilled").length;
+      for (const r of reservations) if (r.status === "rejected") expect((r.reason as AppError).code).toBe("insufficient_stock");
+      const status = (deleted as PromiseFulfilledResult<{ status: number; body: { code?: string } }>).value;
+      const { rows } = await db.query<{ reserved: number; deleted: boolean }>(
+        "SELECT s.reserved, p.deleted_at IS NOT NULL AS deleted FROM inventory.stock_levels s JOIN inventory.products p ON p.id = s.product_id WHERE s.product_id = $1",
+        [a],
+      );
+      expect(rows[0].reserved).toBe(won);
+      if (status.status === 204) {
+        expect(won).toBe(0);
+        expect(rows[0].deleted).toBe(true);
+      } else {
+        expect(status.status).toBe(409);
+        expect(status.body.code).toBe("product_reserved");
+        expect(won).toBeGreaterThan(0);
+        expect(rows[0].deleted).toBe(false);
+      }
+    }
+  });
+
   it("orders locking products in opposite orders, with adjustments racing, neither deadlock nor oversell", async () => {
     const a = await stocked({ default: 10, spare: 5 });
     const b = await stocked({ default: 12 });

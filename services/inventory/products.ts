@@ -9,6 +9,8 @@ import type { Topology } from "../platform/nats.js";
 import { appendEvents } from "../platform/outbox.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "./limits.js";
+import { lockStockOfProducts, stockLevelOf } from "./stock.js";
+import { thresholdChangeEvents } from "./thresholds.js";
 
 export interface InventoryDeps {
   pool: Pool;
@@ -137,7 +139,10 @@ export async function listProducts(db: Queryable, tenantId: string, limit: numbe
   return { data: page.data.map(productFromRow), nextCursor: page.nextCursor };
 }
 
-/** Applies the fields present in `changes`; emits product.updated only when something changed. */
+/**
+ * Applies the fields present in `changes`; emits product.updated only when something changed,
+ * and inventory.low for each location a raised lowStockThreshold now sits above.
+ */
 export async function updateProduct(deps: InventoryDeps, tenantId: string, id: string, changes: ProductChanges): Promise<Product> {
   if (!isProductId(id)) throw productNotFound(id);
   return withTransaction(deps.pool, async (client) => {
@@ -162,21 +167,43 @@ export async function updateProduct(deps: InventoryDeps, tenantId: string, id: s
       )
       .catch(duplicateSku(next.sku));
     const product = productFromRow(rows[0]);
-    await appendEvents(client, deps.topology, [{ tenantId, kind: "product.updated", payload: { ...snapshot(product), changedFields: [...changedFields] } }]);
+    await appendEvents(client, deps.topology, [
+      { tenantId, kind: "product.updated", payload: { ...snapshot(product), changedFields: [...changedFields] } },
+      ...(next.lowStockThreshold !== current.lowStockThreshold
+        ? thresholdChangeEvents(tenantId, (await lockStockOfProducts(client, tenantId, [id])).map(stockLevelOf), current.lowStockThreshold, next.lowStockThreshold)
+        : []),
+    ]);
     return product;
   });
 }
 
+/**
+ * Soft-deletes a product. Refused with 409 product_reserved while open orders hold its stock:
+ * they were promised goods the catalog would no longer list.
+ */
 export async function deleteProduct(deps: InventoryDeps, tenantId: string, id: string): Promise<void> {
   if (!isProductId(id)) throw productNotFound(id);
   await withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{ sku: string }>(
-      `UPDATE products SET deleted_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING sku`,
-      [tenantId, id],
-    );
-    if (rows.length === 0) throw productNotFound(id);
-    await appendEvents(client, deps.topology, [{ tenantId, kind: "product.deleted", payload: { productId: id, sku: rows[0].sku } }]);
+    const { sku } = await lockProduct(client, tenantId, id);
+    // Holding its stock rows keeps a reservation from slipping in between this check and the
+    // delete: reserveStock reads the catalog only after taking them.
+    const stock = await lockStockOfProducts(client, tenantId, [id]);
+    if (stock.some((row) => row.reserved > 0)) throw await productReserved(client, tenantId, id);
+    await client.query(`UPDATE products SET deleted_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+    await appendEvents(client, deps.topology, [{ tenantId, kind: "product.deleted", payload: { productId: id, sku } }]);
   });
+}
+
+/** The conflict, naming a few of the orders that hold the product so the caller can act on them. */
+async function productReserved(client: PoolClient, tenantId: string, id: string): Promise<ConflictError> {
+  const { rows } = await client.query<{ order_id: string }>(
+    `SELECT DISTINCT l.order_id FROM reservation_lines l
+       JOIN reservations r ON r.tenant_id = l.tenant_id AND r.order_id = l.order_id AND r.status = 'held'
+      WHERE l.tenant_id = $1 AND l.product_id = $2 ORDER BY l.order_id LIMIT 6`,
+    [tenantId, id],
+  );
+  const named = rows.slice(0, 5).map((r) => r.order_id).join(", ") + (rows.length > 5 ? ", …" : "");
+  return new ConflictError("product_reserved", `Product ${id} has stock reserved by open orders (${named}); cancel or complete them before deleting it.`);
 }
 
 async function lockProduct(client: PoolClient, tenantId: string, id: string): Promise<ProductRow> {

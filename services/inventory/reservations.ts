@@ -61,8 +61,10 @@ export async function reserveStock(deps: InventoryDeps, tenantId: string, orderI
 
     // Something that is not a product id is simply not in the catalog.
     const productIds = [...demand.keys()].filter(isProductId).sort();
-    const thresholds = await thresholdsOf(client, tenantId, productIds, { includeDeleted: false });
     const rows = await lockStockOfProducts(client, tenantId, productIds);
+    // Read after the stock locks: a delete of one of these products (which takes them too) has
+    // committed by now, so a product is either reserved here or deleted, never both.
+    const thresholds = await thresholdsOf(client, tenantId, productIds, { includeDeleted: false });
     // A deleted or unknown product has nothing to offer.
     const offered = rows.filter((r) => thresholds.has(r.product_id)).map(stockLevelOf);
     const result = allocate(demand, offered);
