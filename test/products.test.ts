@@ -97,6 +97,23 @@ describe("POST /v1/products", () => {
     expect((await create({ sku: "BAD-7", name: "x", price: 1e21, currency: "EUR" })).status).toBe(422);
   });
 
+  it("holds the largest price at every currency scale, through create and a change of currency, and refuses a larger one with 422", async () => {
+    const eur = await create({ sku: "MAX-1", name: "Dear", price: "999999999999999.99", currency: "EUR" });
+    expect(eur.status, JSON.stringify(eur.body)).toBe(201);
+    expect(eur.body.price).toBe("999999999999999.99");
+    expect((await create({ sku: "MAX-2", name: "Dear", price: "999999999999999.999", currency: "BHD" })).body.price).toBe("999999999999999.999");
+    const toDinar = await request(`${productsUrl}/${eur.body.id}`, { method: "PUT", token: stack.token, json: { currency: "KWD" } });
+    expect(toDinar.status, JSON.stringify(toDinar.body)).toBe(200);
+    expect(toDinar.body.price).toBe("999999999999999.990");
+    for (const price of ["1000000000000000", "9999999999999999.99", 1e16, 99999999999999999]) {
+      const refused = await create({ sku: "MAX-3", name: "Too dear", price, currency: "EUR" });
+      expect(refused.status, String(price)).toBe(422);
+      expect(refused.body.errors[0].path).toBe("price");
+    }
+    const changed = await request(`${productsUrl}/${eur.body.id}`, { method: "PUT", token: stack.token, json: { price: "1000000000000000.00" } });
+    expect(changed.status).toBe(422);
+  });
+
   it("replays the first answer for the same Idempotency-Key and refuses it with another body", async () => {
     const headers = { "idempotency-key": "prod-key-1" };
     const first = await create({ sku: "IDEM-1", name: "Once" }, stack.token, headers);
@@ -179,6 +196,36 @@ describe("PUT /v1/products/{id}", () => {
     expect((await request(url, { method: "PUT", token: stack.token, json: { name: null } })).status).toBe(422);
   });
 
+  it("emits inventory.low per location when a raised lowStockThreshold crosses its available stock, nothing when lowered", async () => {
+    const created = await create({ sku: "THR-1", name: "Watched", lowStockThreshold: 2 });
+    const productId = created.body.id;
+    for (const [location, setTo] of [["default", 5], ["north", 3], ["south", 1]] as const) {
+      expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId, location, setTo, reason: "count" } })).status).toBe(201);
+    }
+    const put = (lowStockThreshold: number | null) => request(`${productsUrl}/${productId}`, { method: "PUT", token: stack.token, json: { lowStockThreshold } });
+    // available: default 5, north 3, south 1 (south is below 2 already, from its first count on).
+    const raised = await put(4);
+    expect(raised.status).toBe(200);
+    expect((await put(1)).status).toBe(200); // lowered below everything: no event
+    expect((await put(6)).status).toBe(200); // above all three again: each crosses
+    const events = await eventually(async () => {
+      const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.productId === productId);
+      return mine.filter((m) => m.json.kind === "product.updated").length === 3 && mine.filter((m) => m.json.kind === "inventory.low").length >= 4 ? mine : undefined;
+    });
+    const low = events.filter((e) => e.json.kind === "inventory.low").map((e) => e.json);
+    expect(low.map((e) => [e.location, e.available, e.lowStockThreshold])).toEqual([
+      ["north", 3, 4],
+      ["default", 5, 6],
+      ["north", 3, 6],
+      ["south", 1, 6],
+    ]);
+    // Each alert shares its update's transaction.
+    const updates = events.filter((e) => e.json.kind === "product.updated").map((e) => e.json);
+    expect(low[0].transactionId).toBe(updates[0].transactionId);
+    expect(low.slice(1).map((e) => e.transactionId)).toEqual([updates[2].transactionId, updates[2].transactionId, updates[2].transactionId]);
+    expect(events.filter((e) => e.json.transactionId === updates[1].transactionId).map((e) => e.json.kind)).toEqual(["product.updated"]);
+  });
+
   it("answers 409 duplicate_sku when renaming onto another product's sku", async () => {
     await create({ sku: "PUT-3A", name: "A" });
     const b = await create({ sku: "PUT-3B", name: "B" });
@@ -214,6 +261,33 @@ describe("DELETE /v1/products/{id}", () => {
     const events = await eventsOf(created.body.id, 2);
     expect(events.map((e) => e.json.kind)).toEqual(["product.created", "product.deleted"]);
     expect(events[1].json).toMatchObject({ productId: created.body.id, sku: "DEL-1" });
+  });
+
+  it("answers 409 product_reserved while an open order holds its stock, deleting nothing, and deletes once it is released", async () => {
+    const created = await create({ sku: "DEL-RES", name: "Promised" });
+    const productId = created.body.id;
+    const url = `${productsUrl}/${productId}`;
+    expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId, setTo: 5, reason: "count" } })).status).toBe(201);
+    const customer = await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Holder" } });
+    const order = await request(`${stack.baseUrl}/orders`, {
+      token: stack.token,
+      json: { shortId: "DEL-RES-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "1.00" }] },
+    });
+    const status = (to: string) => request(`${stack.baseUrl}/orders/${order.body.id}/status`, { token: stack.token, json: { status: to } });
+    expect((await status("ready")).status).toBe(200);
+
+    const refused = await request(url, { method: "DELETE", token: stack.token });
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(refused.body.code).toBe("product_reserved");
+    expect(refused.body.detail).toContain(order.body.id);
+    expect((await request(url, { token: stack.token })).status).toBe(200);
+    expect((await request(`${stack.baseUrl}/inventory?productId=${productId}`, { token: stack.token })).body.data[0]).toMatchObject({ onHand: 5, reserved: 2 });
+
+    expect((await status("cancelled")).status).toBe(200);
+    expect((await request(url, { method: "DELETE", token: stack.token })).status).toBe(204);
+    const events = await eventsOf(productId, 2);
+    expect(events.filter((e) => e.json.kind.startsWith("product.")).map((e) => e.json.kind)).toEqual(["product.created", "product.deleted"]);
   });
 
   it("answers 404 to ids that cannot exist, even with bytes PostgreSQL refuses", async () => {

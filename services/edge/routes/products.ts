@@ -42,7 +42,7 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
   );
   route(
     api,
-    { method: "put", path: "/products/:id", summary: "Update a product", tag: "products", capability: "products:write", body: updateProductBody, response: productOutput },
+    { method: "put", path: "/products/:id", summary: "Update a product (a lowStockThreshold raised above a location's available stock emits inventory.low)", tag: "products", capability: "products:write", body: updateProductBody, response: productOutput },
     async ({ body, params, principal }) => {
       const { product } = await callUnary(inventory.updateProduct.bind(inventory), {
         tenantId: principal.tenantId,
@@ -60,7 +60,7 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
   );
   route(
     api,
-    { method: "delete", path: "/products/:id", summary: "Delete a product", tag: "products", capability: "products:write", status: 204 },
+    { method: "delete", path: "/products/:id", summary: "Delete a product (409 product_reserved while open orders hold its stock)", tag: "products", capability: "products:write", status: 204 },
     async ({ params, principal }) => {
       await callUnary(inventory.deleteProduct.bind(inventory), { tenantId: principal.tenantId, id: params.id });
       return {};
