@@ -53,6 +53,46 @@ describe("event log and catalog", () => {
     expect(unknownKind.status).toBe(400);
   });
 
+  it("resumes after an event id: exactly the later events, those of the same millisecond included", async () => {
+    const get = (query: string) => request(`${stack.baseUrl}/events?${query}`, { token: stack.token });
+    const created = await request(`${stack.baseUrl}/orders`, {
+      token: stack.token,
+      json: { shortId: "EV-RESUME", customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] },
+    });
+    // Cancelling writes order.status.changed and order.cancelled together: usually the same millisecond.
+    expect((await request(`${stack.baseUrl}/orders/${created.body.id}/status`, { token: stack.token, json: { status: "cancelled" } })).status).toBe(200);
+    const log = await eventually(async () => {
+      const answer = await get("limit=100");
+      return answer.body.data?.some((e: any) => e.kind === "order.cancelled" && e.orderId === created.body.id) ? answer.body.data : undefined;
+    });
+    const changed = log.find((e: any) => e.kind === "order.status.changed" && e.orderId === created.body.id);
+    const cancelled = log.find((e: any) => e.kind === "order.cancelled" && e.orderId === created.body.id);
+
+    const resumed = await get(`after=${changed.id}&limit=100`);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.data.map((e: any) => e.id)).toEqual(log.filter((e: any) => e.id > changed.id).map((e: any) => e.id));
+    expect(resumed.body.data.map((e: any) => e.id)).toContain(cancelled.id);
+    expect(resumed.body.data.map((e: any) => e.id)).not.toContain(changed.id);
+    expect((await get(`after=${cancelled.id}&kind=order.cancelled`)).body.data).toEqual([]);
+    expect((await get(`after=${log[log.length - 1].id}&limit=100`)).body.data).toHaveLength(log.length - 1);
+
+    // A date is its midnight UTC; a date-time with an offset is accepted as before.
+    expect((await get("after=2000-01-01&limit=100")).body.data).toHaveLength(log.length);
+    expect((await get(`after=${encodeURIComponent("2999-01-01T00:00:00+02:00")}`)).body.data).toEqual([]);
+    for (const bad of ["evt_123", "evt_01JC0000000000000000000000", "ord_01jc0000000000000000000000", "yesterday", "2026-13-01", "1700000000"]) {
+      const refused = await get(`after=${encodeURIComponent(bad)}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.code).toBe("invalid_query");
+    }
+  });
+
+  it("documents both forms of after in the OpenAPI document", async () => {
+    const document = (await request(`${stack.edge.url}/v1/openapi.json`)).body;
+    const after = document.paths["/events"].get.parameters.find((p: any) => p.name === "after");
+    expect(after.schema.description).toMatch(/event id \(evt_…\)/);
+    expect(after.schema.description).toMatch(/date-time or date/);
+  });
+
   it("serves the OpenAPI document without a token", async () => {
     const answer = await request(`${stack.edge.url}/v1/openapi.json`);
     expect(answer.status).toBe(200);

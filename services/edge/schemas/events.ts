@@ -3,9 +3,19 @@ import { z } from "zod";
 import { EVENT_KINDS } from "../../platform/events/catalog.js";
 import { pageQuery } from "./common.js";
 
+/** Event ids are time-sortable (ULID bodies), so "after this event" is a comparison of ids. */
+const eventId = z.string().regex(/^evt_[0-9a-hjkmnp-tv-z]{26}$/, "an event id (evt_…)");
+
 export const eventsQuery = pageQuery.extend({
   kind: z.enum(EVENT_KINDS as [string, ...string[]]).optional(),
-  after: z.iso.datetime({ offset: true }).optional(),
+  after: z
+    .union([eventId, z.iso.datetime({ offset: true }), z.iso.date()])
+    .optional()
+    .describe(
+      "Only events after this point. An event id (evt_…) returns exactly the events with a later id: " +
+        "resume from the last id you processed, and no event of the same millisecond is skipped. " +
+        "An ISO 8601 date-time or date returns events whose time is strictly later (a date means its midnight UTC).",
+    ),
 });
 
 export const eventOutput = z
