@@ -1,6 +1,6 @@
 // Starts Waybill for a benchmark the way it is deployed: each service in its own process
 // (BENCH_TOPOLOGY=split, the default), or all in one process as `npm start` does (=single).
-import { freePort } from "../services/launcher/ports.js";
+import { freePorts } from "../services/launcher/ports.js";
 import { runTs, type Child } from "../test/support/processes.js";
 
 export interface RunningSystem {
@@ -18,7 +18,27 @@ export async function startSystem(env: Record<string, string>, topology = proces
     const mqttUrl = (await launcher.waitForOutput(/MQTT: +(mqtt:\/\/\S+)/, 60_000))[1];
     return { baseUrl, mqttUrl, stop: () => stopAll([launcher], "SIGINT") };
   }
-  const ports = { identity: await freePort(), orders: await freePort(), inventory: await freePort(), dispatcher: await freePort(), devices: await freePort(), mqtt: await freePort(), http: await freePort() };
+  // A port free when chosen can be taken before the service binds it (by any process on the
+  // machine); then the whole system starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSplit(common);
+    } catch (error) {
+      if (attempt >= START_ATTEMPTS || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+const SERVICES_WITH_OPS_PORT = ["identity", "inventory", "orders", "dispatcher", "mqtt-gateway"];
+
+async function startSplit(common: Record<string, string>): Promise<RunningSystem> {
+  // Every port at once, so all are distinct: asked for one by one, or while services start, the
+  // OS can hand out the same port twice (seen: EADDRINUSE on the gateway's gRPC port).
+  const allocated = await freePorts(7 + SERVICES_WITH_OPS_PORT.length);
+  const [identity, orders, inventory, dispatcher, devices, mqtt, http] = allocated;
+  const ports = { identity, orders, inventory, dispatcher, devices, mqtt, http };
+  const opsPorts = new Map(SERVICES_WITH_OPS_PORT.map((service, i) => [service, allocated[7 + i]]));
   const urls = {
     IDENTITY_GRPC_URL: `127.0.0.1:${ports.identity}`,
     ORDERS_GRPC_URL: `127.0.0.1:${ports.orders}`,
@@ -28,25 +48,30 @@ export async function startSystem(env: Record<string, string>, topology = proces
   };
   const children: Child[] = [];
   const start = async (service: string, extra: Record<string, string>) => {
-    const opsPort = await freePort();
-    const child = runTs(`services/${service}/main.ts`, { ...common, ...urls, OPS_PORT: String(opsPort), ...extra });
+    const opsPort = opsPorts.get(service);
+    const child = runTs(`services/${service}/main.ts`, { ...common, ...urls, ...(opsPort ? { OPS_PORT: String(opsPort) } : {}), ...extra });
     children.push(child);
-    const port = extra.HTTP_PORT ?? String(opsPort);
+    const port = extra.HTTP_PORT ?? String(opsPort); // the edge serves /readyz on its HTTP port
     const deadline = Date.now() + 60_000;
     while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
       if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`${service} did not become ready:\n${child.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
-  // Identity first: it bootstraps the tenant and token; the others migrate their own schemas.
-  await start("identity", { GRPC_PORT: String(ports.identity) });
-  await Promise.all([
-    start("inventory", { GRPC_PORT: String(ports.inventory) }),
-    start("orders", { GRPC_PORT: String(ports.orders) }),
-    start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
-    start("mqtt-gateway", { GRPC_PORT: String(ports.devices), MQTT_PORT: String(ports.mqtt) }),
-  ]);
-  await start("edge", { HTTP_PORT: String(ports.http) });
+  try {
+    // Identity first: it bootstraps the tenant and token; the others migrate their own schemas.
+    await start("identity", { GRPC_PORT: String(ports.identity) });
+    await Promise.all([
+      start("inventory", { GRPC_PORT: String(ports.inventory) }),
+      start("orders", { GRPC_PORT: String(ports.orders) }),
+      start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
+      start("mqtt-gateway", { GRPC_PORT: String(ports.devices), MQTT_PORT: String(ports.mqtt) }),
+    ]);
+    await start("edge", { HTTP_PORT: String(ports.http) });
+  } catch (error) {
+    await stopAll(children, "SIGTERM");
+    throw error;
+  }
   return { baseUrl: `http://127.0.0.1:${ports.http}`, mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`, stop: () => stopAll(children, "SIGTERM") };
 }
 
