@@ -9,14 +9,17 @@ import { verifyWebhook } from "../services/receiver/verify.js";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
-import { createHook, executionsOf, LOOPBACK_RECEIVERS, setHookStatus, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+import { createPool } from "../services/platform/db.js";
+import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
+import { createSecretBox, generateHookSecret, parseSecretKey } from "../services/dispatcher/secrets.js";
+import { createGate, createHook, executionsOf, LOOPBACK_RECEIVERS, setHookStatus, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
 let stack: Stack;
 let call: Call;
 let customerId: string;
 const receivers: TestReceiver[] = [];
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,100ms,200ms" } });
+  stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,100ms,200ms", WEBHOOK_CONCURRENCY_PER_HOOK: String(IN_FLIGHT) } });
   call = client(stack);
   customerId = await createCustomer(call);
 });
@@ -30,6 +33,10 @@ async function receiver(respond?: TestReceiver["respond"]): Promise<TestReceiver
   receivers.push(started);
   return started;
 }
+
+/** Deliveries one hook has in flight at once (WEBHOOK_CONCURRENCY_PER_HOOK of this stack). */
+const IN_FLIGHT = 3;
+const BACKLOG = 15;
 
 const newOrder = () => createOrder(call, customerId, [{ productId: "prd_01jc0000000000000000000001", quantity: 1 }]);
 
@@ -128,6 +135,55 @@ describe("a paused hook", () => {
     expect(paused.received.map((r) => r.json.orderId)).toEqual([after.id]);
     expect(await executionsOf(call, hook.id)).toHaveLength(1);
   });
+
+  /**
+   * A hook with a backlog: BACKLOG orders, of which the first IN_FLIGHT are at the receiver,
+   * held there (so the rest are certainly still queued) until the test lets them answer.
+   */
+  async function hookWithBacklog() {
+    const gate = createGate();
+    const target = await receiver(async () => (await gate.passed, { status: 200 }));
+    const hook = await createHook(call, { url: target.url, on: "order.created" });
+    const queued: string[] = [];
+    for (let i = 0; i < BACKLOG; i++) queued.push((await newOrder()).id);
+    await target.waitFor(IN_FLIGHT);
+    await sleep(100);
+    expect(target.received).toHaveLength(IN_FLIGHT); // the lane is full; the rest wait behind it
+    return { gate, target, hook, queued };
+  }
+
+  it("drops deliveries already queued when it is paused: never sent, and no execution record", async () => {
+    const { gate, target, hook } = await hookWithBacklog();
+    await setHookStatus(call, hook.id, "paused");
+    gate.open(); // the lane frees up; what was queued behind it is taken and dropped
+    await sleep(1_500);
+    expect(target.received).toHaveLength(IN_FLIGHT);
+    // Only the attempts made before the pause are recorded; a dropped delivery is not an attempt.
+    const executions = await eventually(async () => {
+      const list = await executionsOf(call, hook.id);
+      return list.length === IN_FLIGHT ? list : undefined;
+    });
+    expect(executions.every((e) => e.outcome === "succeeded" && e.trigger === "event")).toBe(true);
+    await sleep(300);
+    expect(await executionsOf(call, hook.id)).toHaveLength(IN_FLIGHT);
+    expect((await call(`/hooks/${hook.id}`)).body).toMatchObject({ status: "paused", successCount: IN_FLIGHT, errorCount: 0 });
+  });
+
+  it("after a quick pause and resume, gets only events from the resume on, not the backlog queued before", async () => {
+    const { gate, target, hook, queued } = await hookWithBacklog();
+    const before = new Set(target.received.map((r) => r.json.orderId));
+    await setHookStatus(call, hook.id, "paused");
+    await setHookStatus(call, hook.id, "active");
+    gate.open();
+    const fresh: string[] = [];
+    for (let i = 0; i < 3; i++) fresh.push((await newOrder()).id);
+    await eventually(async () => (fresh.every((id) => target.received.some((r) => r.json.orderId === id)) ? true : undefined));
+    await sleep(700);
+    const got = target.received.map((r) => r.json.orderId);
+    expect(got.filter((id) => !before.has(id)).sort()).toEqual([...fresh].sort());
+    expect(queued.filter((id) => !before.has(id)).some((id) => got.includes(id))).toBe(false);
+    expect(await executionsOf(call, hook.id)).toHaveLength(IN_FLIGHT + fresh.length);
+  });
 });
 
 describe("rotation", () => {
@@ -154,6 +210,35 @@ describe("rotation", () => {
     expect(later.json.orderId).toBe(next.id);
     expect(verifyWebhook(rotated!, later.headers["x-service-signature"], later.rawBody).ok).toBe(true);
     expect(verifyWebhook(hook.secret, later.headers["x-service-signature"], later.rawBody).ok).toBe(false);
+  });
+});
+
+describe("rotation racing an attempt", () => {
+  it("signs with the new secret an attempt that reads the hook while a rotation is committing", async () => {
+    const target = await receiver();
+    const hook = await createHook(call, { url: target.url, on: "order.created" });
+    // A rotation half-way: its row lock taken and the new secret written, not yet committed.
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: DISPATCHER_SCHEMA, max: 1, applicationName: "waybill-test-rotation" });
+    const rotation = await pool.connect();
+    const newSecret = generateHookSecret();
+    try {
+      await rotation.query("BEGIN");
+      await rotation.query("SELECT id FROM hooks WHERE id = $1 FOR UPDATE", [hook.id]);
+      const sealed = createSecretBox(parseSecretKey(stack.serviceEnv.WEBHOOK_SECRET_KEY)).seal(newSecret, hook.id);
+      await rotation.query("UPDATE hooks SET secret_sealed = $2, secret_last_rotated_at = now() WHERE id = $1", [hook.id, sealed]);
+      const order = await newOrder();
+      await sleep(1_000);
+      // Not sent with the old secret meanwhile: the attempt waits for the rotation to end.
+      expect(target.received).toEqual([]);
+      await rotation.query("COMMIT");
+      expect((await target.waitFor(1))[0].json.orderId).toBe(order.id);
+    } finally {
+      rotation.release();
+      await pool.end();
+    }
+    const [delivered] = await target.waitFor(1);
+    expect(verifyWebhook(newSecret, delivered.headers["x-service-signature"], delivered.rawBody).ok).toBe(true);
+    expect(verifyWebhook(hook.secret, delivered.headers["x-service-signature"], delivered.rawBody).ok).toBe(false);
   });
 });
 

@@ -92,5 +92,12 @@ export async function executionsOf(call: Call, hookId: string): Promise<any[]> {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A gate receivers can hold their answers at until the test opens it. */
+export function createGate(): { passed: Promise<void>; open(): void } {
+  let open!: () => void;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open };
+}
+
 /** Environment for stacks whose receivers run on 127.0.0.1. */
 export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };

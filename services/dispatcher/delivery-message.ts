@@ -12,6 +12,8 @@ export const deliveryMessage = z.object({
   trigger: z.enum(["event", "manual"]),
   eventId: z.string().min(1),
   eventKind: z.string().min(1),
+  /** The event's `time` (fan-out sets it, so it need not be parsed out of eventJson). */
+  eventTime: z.string().nullish(),
   eventJson: z.string().min(2),
 });
 

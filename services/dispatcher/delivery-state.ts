@@ -1,6 +1,6 @@
 // What a delivery attempt needs to know first, read at the moment it is attempted: the hook as
-// it is now (status, url, sealed secret) and the last attempt of this delivery. Read for many
-// deliveries at once (the deliverer batches concurrent reads into one call).
+// it is now (status, url, sealed secret, since when it is active) and the last attempt of this
+// delivery. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
 import type { Queryable } from "../platform/db.js";
 import type { HookStatus } from "./hook-fields.js";
 
@@ -14,6 +14,8 @@ export interface DeliveryState {
   url: string;
   status: HookStatus;
   secretSealed: string;
+  /** Deliveries of events older than this (the hook's creation or last resume) are not sent. */
+  activeSince: Date;
   lastAttempt: number | null;
   lastOutcome: "succeeded" | "failed" | null;
   lastNextAttemptAt: Date | null;
@@ -24,20 +26,28 @@ interface StateRow {
   url: string;
   status: HookStatus;
   secret_sealed: string;
+  active_since: Date;
   last_attempt: number | null;
   last_outcome: "succeeded" | "failed" | null;
   last_next_attempt_at: Date | null;
 }
 
-/** Per key, in order: its state, or undefined when the hook is not (or no longer) there. */
+/**
+ * Per key, in order: its state, or undefined when the hook is not (or no longer) there. The hook
+ * rows are locked FOR KEY SHARE: run it in a transaction that lasts until the secrets read are
+ * used to sign, and a rotation (which takes FOR UPDATE) cannot commit in between; one already
+ * under way is waited for, and its new secret is what this answers (READ COMMITTED re-reads a
+ * locked row that changed). Execution counters (FOR NO KEY UPDATE) are not held up by it.
+ */
 export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<StateRow>(
-    `SELECT d.n, h.url, h.status, h.secret_sealed,
+    `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
             e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
        FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
        JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
        LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
-                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true`,
+                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
+        FOR KEY SHARE OF h`,
     [JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId })))],
   );
   const states: (DeliveryState | undefined)[] = new Array(keys.length).fill(undefined);
@@ -46,6 +56,7 @@ export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Pr
       url: row.url,
       status: row.status,
       secretSealed: row.secret_sealed,
+      activeSince: row.active_since,
       lastAttempt: row.last_attempt,
       lastOutcome: row.last_outcome,
       lastNextAttemptAt: row.last_next_attempt_at,

@@ -1,12 +1,13 @@
-// One delivery attempt, start to end: read the hook as it is now (status, url, secret), decide
-// whether this delivery is due, sign with the secret read now, send, and record the attempt
-// with its next due time. Used by the DELIVERIES consumer and by synchronous test deliveries.
-// The read and the record of concurrent attempts are batched; the send is each attempt's own.
-import type { Queryable } from "../platform/db.js";
+// One delivery attempt, start to end: read the hook as it is now (status, url, secret, since when
+// it is active), decide whether this delivery is due, sign with the secret read now, send, and
+// record the attempt with its next due time. Used by the DELIVERIES consumer and by synchronous
+// test deliveries. The read (with the signing) and the record of concurrent attempts are batched;
+// the send is each attempt's own.
+import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
 import type { Logger } from "../platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createBatcher } from "./batcher.js";
-import { loadDeliveryStates, type DeliveryKey, type DeliveryState } from "./delivery-state.js";
+import { loadDeliveryStates, type DeliveryState } from "./delivery-state.js";
 import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
 import { SecretUnavailableError, type SecretBox } from "./secrets.js";
@@ -17,7 +18,7 @@ import { deliveryHeaders } from "./signing.js";
 export const DUE_TOLERANCE_MS = 250;
 
 export type AttemptOutcome =
-  | { kind: "dropped"; reason: "hook gone" | "hook paused" | "already delivered" | "attempts exhausted" }
+  | { kind: "dropped"; reason: "hook gone" | "hook paused" | "before resume" | "already delivered" | "attempts exhausted" }
   | { kind: "notYet"; delayMs: number }
   | { kind: "aborted" }
   | { kind: "attempted"; execution: Execution; retryInMs: number | null; receiverFault: boolean };
@@ -26,7 +27,7 @@ export type AttemptOutcome =
 export type Delivery = Omit<DeliveryMessage, "trigger"> & { trigger: "event" | "manual" | "test" };
 
 export interface DelivererDeps {
-  db: Queryable;
+  db: Pool;
   secrets: SecretBox;
   sender: Sender;
   /** Delays after each failed attempt (WEBHOOK_RETRY_SCHEDULE). */
@@ -43,26 +44,68 @@ export interface Deliverer {
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const now = deps.now ?? Date.now;
   // Concurrent attempts share their reads and writes: one statement for many (see batcher.ts).
-  const loadState = createBatcher((keys: DeliveryKey[]) => loadDeliveryStates(deps.db, keys));
+  const prepare = createBatcher((deliveries: Delivery[]) => withTransaction(deps.db, (client) => prepareAttempts(client, deliveries)));
   const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
+
+  /**
+   * Reads the hooks and decides each delivery; those to send are signed before the transaction
+   * ends, while their hook rows are locked against a rotation (see delivery-state.ts), so nothing
+   * is signed with a secret whose rotation has committed.
+   */
+  async function prepareAttempts(db: Queryable, deliveries: Delivery[]): Promise<Prepared[]> {
+    const states = await loadDeliveryStates(db, deliveries);
+    const opened = new Map<string, string | SecretUnavailableError>(); // each hook's secret opened once per batch
+    const signedAt = now();
+    return deliveries.map((delivery, i) => {
+      const state = states[i];
+      const decision = decide(delivery, state, signedAt);
+      if (decision.kind !== "send") return decision;
+      const sealedFor = `${delivery.hookId} ${state!.secretSealed}`;
+      let secret = opened.get(sealedFor);
+      if (secret === undefined) {
+        try {
+          secret = deps.secrets.open(state!.secretSealed, delivery.hookId);
+        } catch (error) {
+          if (!(error instanceof SecretUnavailableError)) throw error;
+          secret = error;
+        }
+        opened.set(sealedFor, secret);
+      }
+      if (secret instanceof SecretUnavailableError) {
+        deps.logger.error({ hookId: delivery.hookId }, secret.message);
+        return { ...decision, headers: null };
+      }
+      return { ...decision, headers: deliveryHeaders(delivery.hookId, secret, delivery.eventJson, signedAt) };
+    });
+  }
+
+  function decide(delivery: Delivery, state: DeliveryState | undefined, at: number): Decision {
+    if (!state) return { kind: "skip", outcome: { kind: "dropped", reason: "hook gone" } };
+    if (state.status !== "active") return { kind: "skip", outcome: { kind: "dropped", reason: "hook paused" } };
+    // Queued before the hook was paused (and resumed since): it receives only events from its resume on.
+    if (delivery.trigger === "event" && occurredBefore(delivery, state.activeSince)) return { kind: "skip", outcome: { kind: "dropped", reason: "before resume" } };
+    if (state.lastAttempt !== null) {
+      // Seen before: a redelivery after a crash, or the retry the last attempt asked for.
+      if (state.lastOutcome === "succeeded") return { kind: "skip", outcome: { kind: "dropped", reason: "already delivered" } };
+      if (state.lastNextAttemptAt === null) return { kind: "skip", outcome: { kind: "dropped", reason: "attempts exhausted" } };
+      const wait = state.lastNextAttemptAt.getTime() - at;
+      if (wait > DUE_TOLERANCE_MS) return { kind: "skip", outcome: { kind: "notYet", delayMs: wait } };
+    }
+    const attempt = (state.lastAttempt ?? 0) + 1;
+    const limit = delivery.trigger === "event" ? maxAttempts(deps.schedule) : 1;
+    if (attempt > limit) return { kind: "skip", outcome: { kind: "dropped", reason: "attempts exhausted" } };
+    return { kind: "send", url: state.url, attempt };
+  }
 
   return {
     async attempt(delivery, signal) {
-      const state = await loadState(delivery);
-      if (!state) return { kind: "dropped", reason: "hook gone" };
-      if (state.status !== "active") return { kind: "dropped", reason: "hook paused" };
-      if (state.lastAttempt !== null) {
-        // Seen before: a redelivery after a crash, or the retry the last attempt asked for.
-        if (state.lastOutcome === "succeeded") return { kind: "dropped", reason: "already delivered" };
-        if (state.lastNextAttemptAt === null) return { kind: "dropped", reason: "attempts exhausted" };
-        const wait = state.lastNextAttemptAt.getTime() - now();
-        if (wait > DUE_TOLERANCE_MS) return { kind: "notYet", delayMs: wait };
-      }
-      const attempt = (state.lastAttempt ?? 0) + 1;
-      const limit = delivery.trigger === "event" ? maxAttempts(deps.schedule) : 1;
-      if (attempt > limit) return { kind: "dropped", reason: "attempts exhausted" };
+      const prepared = await prepare(delivery);
+      if (prepared.kind === "skip") return prepared.outcome;
+      const { url, attempt, headers } = prepared;
 
-      const result = await signAndSend(delivery, state, signal);
+      const result: SendResult = headers
+        ? await deps.sender.send(url, delivery.eventJson, headers, signal)
+        : { requestedAt: new Date(now()), durationMs: 0, ok: false, statusCode: null, responseBody: null, responseHeaders: {}, error: "secret unavailable", receiverFault: false, aborted: false };
       if (result.aborted) return { kind: "aborted" };
 
       const retryInMs =
@@ -78,7 +121,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         eventKind: delivery.eventKind,
         trigger,
         attempt,
-        url: state.url,
+        url,
         result,
         nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
       });
@@ -86,17 +129,22 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
     },
   };
+}
 
-  async function signAndSend(delivery: Delivery, state: DeliveryState, signal?: AbortSignal): Promise<SendResult> {
-    let secret: string;
+type Decision = { kind: "skip"; outcome: AttemptOutcome } | { kind: "send"; url: string; attempt: number };
+/** A decided delivery; one to send carries its signed headers (null: the secret cannot be opened). */
+type Prepared = Exclude<Decision, { kind: "send" }> | (Extract<Decision, { kind: "send" }> & { headers: Record<string, string> | null });
+
+/** Did the delivery's event occur before `since`? (Unknown times count as not.) */
+function occurredBefore(delivery: Delivery, since: Date): boolean {
+  let time = delivery.eventTime ?? undefined;
+  if (time === undefined) {
     try {
-      secret = deps.secrets.open(state.secretSealed, delivery.hookId);
-    } catch (error) {
-      if (!(error instanceof SecretUnavailableError)) throw error;
-      deps.logger.error({ hookId: delivery.hookId }, error.message);
-      return { requestedAt: new Date(now()), durationMs: 0, ok: false, statusCode: null, responseBody: null, responseHeaders: {}, error: "secret unavailable", receiverFault: false, aborted: false };
+      time = (JSON.parse(delivery.eventJson) as { time?: string }).time;
+    } catch {
+      return false;
     }
-    // Signed at send time with the secret read just now: a rotation takes effect at once.
-    return deps.sender.send(state.url, delivery.eventJson, deliveryHeaders(delivery.hookId, secret, delivery.eventJson, now()), signal);
   }
+  const at = time === undefined ? NaN : Date.parse(time);
+  return !Number.isNaN(at) && at < since.getTime();
 }

@@ -1,4 +1,5 @@
-// Fan-out: an event becomes one delivery per active hook of its tenant subscribed to its kind.
+// Fan-out: an event becomes one delivery per active hook of its tenant subscribed to its kind
+// (active since before the event occurred: an event of a pause that arrives late is not queued).
 // The deliveries are written to the dispatcher's outbox in the same transaction that records the
 // event, so a crash between recording and publishing loses nothing: the relay publishes them
 // later, and Nats-Msg-Id = "<eventId>:<hookId>" makes a second publish a no-op.
@@ -32,6 +33,7 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
     tenant_id: tenantId,
     kind: event.kind,
     time: event.time,
+    event_time: event.time,
     transaction_id: event.transactionId,
     raw: eventJson,
     headers: { [TRANSACTION_ID_NATS_HEADER]: event.transactionId, [TENANT_ID_NATS_HEADER]: tenantId },
@@ -39,7 +41,7 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
   const { rows } = await db.query<{ id: string; fresh: boolean; deliveries: number }>(
     `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time timestamptz, transaction_id text, raw text, headers jsonb)
+         AS r(id text, tenant_id text, kind text, time timestamptz, event_time text, transaction_id text, raw text, headers jsonb)
      ), logged AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
        SELECT id, tenant_id, kind, time, transaction_id, raw::jsonb FROM input
@@ -48,11 +50,11 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
        INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
        SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
               jsonb_build_object('deliveryId', i.id || ':' || h.id, 'tenantId', i.tenant_id, 'hookId', h.id, 'trigger', 'event',
-                                 'eventId', i.id, 'eventKind', i.kind, 'eventJson', i.raw),
+                                 'eventId', i.id, 'eventKind', i.kind, 'eventTime', i.event_time, 'eventJson', i.raw),
               i.headers
          FROM input i
          JOIN logged l ON l.id = i.id
-         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active'
+         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time
        ON CONFLICT (id) DO NOTHING RETURNING split_part(id, ':', 1) AS event_id
      )
      SELECT i.id, l.id IS NOT NULL AS fresh, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS deliveries

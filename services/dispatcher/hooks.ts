@@ -41,6 +41,7 @@ export interface HookRow {
   status: HookStatus;
   secret_sealed: string;
   secret_last_rotated_at: Date;
+  active_since: Date;
   success_count: string;
   error_count: string;
   last_run_at: Date | null;
@@ -103,8 +104,8 @@ export async function createHook(deps: HooksDeps, tenantId: string, input: NewHo
   const { value, replayed } = await withTransaction(deps.pool, (client) =>
     idempotent<StoredCreation>(client, tenantId, "hooks.create", idempotency, async () => {
       const { rows } = await client.query<HookRow>(
-        `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, secret_sealed, secret_last_rotated_at)
-         VALUES ($1, $2, $3, $4, $5, 'active', $6, now()) RETURNING *`,
+        `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, secret_sealed, secret_last_rotated_at, active_since)
+         VALUES ($1, $2, $3, $4, $5, 'active', $6, now(), now()) RETURNING *`,
         [id, tenantId, input.name, input.url, input.on, sealed],
       );
       const row = rows[0];
@@ -143,13 +144,17 @@ export interface HookChanges {
   status?: string;
 }
 
-/** Applies the fields present; a paused hook gets nothing queued until it is active again. */
+/**
+ * Applies the fields present; a paused hook gets nothing queued until it is active again. Resuming
+ * moves `active_since` to now: deliveries of earlier events still queued are dropped on arrival.
+ */
 export async function updateHook(db: Queryable, tenantId: string, id: string, changes: HookChanges): Promise<Hook> {
   checkHookFields(changes);
   if (!isHookId(id)) throw hookNotFound(id);
   const { rows } = await db.query<HookRow>(
     `UPDATE hooks SET name = COALESCE($3, name), url = COALESCE($4, url), on_kind = COALESCE($5, on_kind),
-            status = COALESCE($6, status), updated_at = now()
+            status = COALESCE($6, status),
+            active_since = CASE WHEN status = 'paused' AND $6 = 'active' THEN now() ELSE active_since END, updated_at = now()
       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
     [tenantId, id, changes.name ?? null, changes.url ?? null, changes.on ?? null, changes.status ?? null],
   );
@@ -166,14 +171,18 @@ export async function deleteHook(db: Queryable, tenantId: string, id: string): P
 
 /**
  * Replaces the secret. Deliveries are signed with the secret read when they are sent, so from
- * this commit on, nothing (not even a delivery queued before) is signed with the old one.
+ * this commit on, nothing (not even a delivery queued before) is signed with the old one. The row
+ * is locked FOR UPDATE first: that waits for attempts that have read the old secret and are
+ * signing with it (they hold FOR KEY SHARE until signed, see delivery-state.ts), and makes the
+ * ones that read next wait for this commit and sign with the new secret.
  */
 export async function rotateHookSecret(deps: HooksDeps, tenantId: string, id: string): Promise<HookSecret> {
   if (!isHookId(id)) throw hookNotFound(id);
   const secret = generateHookSecret();
   const { rows } = await deps.pool.query<{ secret_last_rotated_at: Date }>(
-    `UPDATE hooks SET secret_sealed = $3, secret_last_rotated_at = now(), updated_at = now()
-      WHERE tenant_id = $1 AND id = $2 RETURNING secret_last_rotated_at`,
+    `WITH locked AS (SELECT id FROM hooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE)
+     UPDATE hooks h SET secret_sealed = $3, secret_last_rotated_at = now(), updated_at = now()
+       FROM locked WHERE h.id = locked.id RETURNING h.secret_last_rotated_at`,
     [tenantId, id, deps.secrets.seal(secret, id)],
   );
   if (rows.length === 0) throw hookNotFound(id);
