@@ -6,23 +6,37 @@ import { createSender, RESPONSE_BODY_LIMIT_BYTES, type Sender } from "./sender.j
 
 let server: http.Server;
 let base: string;
-const seen: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+const seen: { url?: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
-      seen.push({ headers: req.headers, body });
+      seen.push({ url: req.url, headers: req.headers, body });
       if (req.url === "/big") return void res.writeHead(200, { "content-type": "text/plain" }).end("é".repeat(RESPONSE_BODY_LIMIT_BYTES));
       if (req.url === "/slow") return void setTimeout(() => res.writeHead(200).end(), 1_000);
       if (req.url === "/busy") return void res.writeHead(429, { "retry-after": "7", "set-cookie": ["a=1", "b=2"] }).end("slow down");
       if (req.url === "/nul") return void res.writeHead(500).end("a\u0000b");
+      if (req.url === "/redirect") return void res.writeHead(302, { location: `${base}/target` }).end("moved");
+      if (req.url === "/endless" || req.url === "/trickle") return void stream(res, req.url === "/endless" ? 16_384 : 1, req.url === "/endless" ? 0 : 20);
       res.writeHead(201, { "x-answer": "yes" }).end("created");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
+/** Writes `size`-byte chunks every `everyMs` until the client goes away: an answer that never ends. */
+function stream(res: http.ServerResponse, size: number, everyMs: number) {
+  res.writeHead(200, { "content-type": "text/plain" });
+  const chunk = "y".repeat(size);
+  const write = () => {
+    if (res.destroyed) return;
+    if (res.write(chunk)) setTimeout(write, everyMs);
+    else res.once("drain", () => setTimeout(write, everyMs));
+  };
+  write();
+}
+
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
@@ -74,6 +88,42 @@ describe("sender", () => {
       const port = (closed.address() as AddressInfo).port;
       await new Promise((resolve) => closed.close(resolve));
       expect(await sender.send(`http://127.0.0.1:${port}/`, "{}", {})).toMatchObject({ ok: false, error: "connection refused", receiverFault: true });
+    }),
+  );
+
+  it(
+    "does not follow a redirect: a 302 is the answer, a failed attempt",
+    withSender({}, async (sender) => {
+      const result = await sender.send(`${base}/redirect`, "{}", {});
+      expect(result).toMatchObject({ ok: false, statusCode: 302, responseBody: "moved", error: null, receiverFault: false });
+      expect(result.responseHeaders.location).toBe(`${base}/target`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen.filter((r) => r.url === "/target")).toEqual([]);
+    }),
+  );
+
+  it(
+    "cuts an endless answer: 4 KiB kept, the attempt over well within the timeout",
+    withSender({ timeoutMs: 2_000 }, async (sender) => {
+      const started = performance.now();
+      const result = await sender.send(`${base}/endless`, "{}", {});
+      expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+      expect(result.responseBody).toBe("y".repeat(RESPONSE_BODY_LIMIT_BYTES));
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }),
+  );
+
+  it(
+    "cuts an answer that trickles on past the timeout, keeping its status and what arrived",
+    withSender({ timeoutMs: 300 }, async (sender) => {
+      const started = performance.now();
+      const result = await sender.send(`${base}/trickle`, "{}", {});
+      const took = performance.now() - started;
+      expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+      expect(result.responseBody!.length).toBeGreaterThan(0);
+      expect(result.responseBody).toMatch(/^y+$/);
+      expect(took).toBeGreaterThanOrEqual(250);
+      expect(took).toBeLessThan(300 + 1_000); // the timeout, plus room for a loaded machine
     }),
   );
 

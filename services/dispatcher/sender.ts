@@ -96,19 +96,28 @@ export function createSender(options: SenderOptions): Sender {
   return { send, close: () => agent.close() };
 }
 
-/** The first 4 KiB of an answer as text; the rest is read and dropped (up to a limit). */
+/**
+ * The first 4 KiB of an answer as text; the rest is read and dropped (up to a limit, so that the
+ * connection can be reused). The status has arrived by then and decides the attempt: a body that
+ * keeps coming (endless, or a trickle) is cut when the limit is read or the request's timeout
+ * fires, and what arrived is kept.
+ */
 async function readHead(body: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
   let kept = 0;
   let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (kept < RESPONSE_BODY_LIMIT_BYTES) {
-      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - kept);
-      chunks.push(part);
-      kept += part.length;
+  try {
+    for await (const chunk of body) {
+      seen += chunk.length;
+      if (kept < RESPONSE_BODY_LIMIT_BYTES) {
+        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+      if (seen >= RESPONSE_DRAIN_LIMIT_BYTES) break; // leaving the loop destroys the stream
     }
-    if (seen >= RESPONSE_DRAIN_LIMIT_BYTES) break; // leaving the loop destroys the stream
+  } catch {
+    // Timed out (or shut down) while the body was still coming: the answer is what arrived.
   }
   return sanitize(new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks)));
 }
