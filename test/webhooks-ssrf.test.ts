@@ -57,4 +57,21 @@ describe("a hook on a private address", () => {
     await sleep(200);
     expect(target.received).toEqual([]);
   });
+
+  it("refuses a host name that resolves to loopback when the event is delivered (localhost)", async () => {
+    const port = new URL(target.url).port;
+    const hook = await createHook(call, { url: `http://localhost:${port}/hook`, on: "customer.created" });
+    await createCustomer(call);
+    const executions = await eventually(async () => {
+      const list = await executionsOf(call, hook.id);
+      return list.length === 2 ? list : undefined;
+    });
+    expect(executions.map((e) => [e.trigger, e.outcome, e.error, e.statusCode])).toEqual([
+      ["retry", "failed", "blocked address", null],
+      ["event", "failed", "blocked address", null],
+    ]);
+    expect(executions[1].url).toBe(`http://localhost:${port}/hook`);
+    await sleep(200);
+    expect(target.received).toEqual([]);
+  });
 });
