@@ -16,7 +16,7 @@ import { startMqttGateway } from "../mqtt-gateway/service.js";
 import { loadOrdersConfig } from "../orders/config.js";
 import { startOrders } from "../orders/service.js";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "../platform/config.js";
-import { answers, isAddressInUse, isPortFree } from "./ports.js";
+import { answers, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
 export const DEFAULT_DATA_DIR = "./.data";
@@ -115,26 +115,10 @@ async function ensureServer(name: string, url: string, defaultPort: number, star
   return server.url;
 }
 
-/**
- * Starts a service on the configured port; when none is configured, on the default or, if that is
- * taken, any free one. The check up front spares a start that would fail in the usual case (1883
- * held by Mosquitto); the default can still be taken by the time the service binds it, so that
- * failure falls back too.
- */
-async function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
-  if (configured !== undefined) return start(Number(configured));
-  const taken = () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`);
-  if (!(await isPortFree(fallback, "0.0.0.0"))) {
-    taken();
-    return start(0);
-  }
-  try {
-    return await start(fallback);
-  } catch (error) {
-    if (!isAddressInUse(error)) throw error;
-    taken();
-    return start(0);
-  }
+/** Starts a service on its configured port, else on the default or, when that is taken, a free one. */
+function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
+  const configuredPort = configured === undefined ? undefined : Number(configured);
+  return startOnPort(configuredPort, fallback, start, () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`));
 }
 
 void main();

@@ -41,6 +41,27 @@ export function isAddressInUse(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "EADDRINUSE";
 }
 
+/**
+ * Runs `start` on `configured` when given; otherwise on `fallback` or, when that is taken, on 0
+ * (any free port), calling `onTaken` first. The check up front spares a start that would fail in
+ * the usual case (1883 held by Mosquitto); the port can still be taken by the time `start` binds
+ * it, so EADDRINUSE from `start` falls back too.
+ */
+export async function startOnPort<T>(configured: number | undefined, fallback: number, start: (port: number) => Promise<T>, onTaken: () => void): Promise<T> {
+  if (configured !== undefined) return start(configured);
+  if (!(await isPortFree(fallback, "0.0.0.0"))) {
+    onTaken();
+    return start(0);
+  }
+  try {
+    return await start(fallback);
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    onTaken();
+    return start(0);
+  }
+}
+
 /** Whether something accepts TCP connections at host:port within `timeoutMs`. */
 export function answers(host: string, port: number, timeoutMs = 1_500): Promise<boolean> {
   return new Promise((resolve) => {
