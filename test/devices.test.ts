@@ -74,6 +74,19 @@ describe("stock counts from devices", () => {
     ]);
   });
 
+  it("a count that crosses lowStockThreshold emits inventory.low", async () => {
+    const product = await call("/products", { json: { sku: `LOW-${Date.now()}`, name: "Gauge", lowStockThreshold: 5 } });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const productId = product.body.id;
+    expect((await call("/inventory/adjustments", { json: { productId, delta: 10, reason: "initial count" } })).status).toBe(201);
+    const device = await connectDevice("shelf-low", (await sensorToken()).token);
+    await publish(device, "devices/shelf-low/inventory", { productId, onHand: 3 });
+    const events = await eventsUntil(stack, (e) => e.productId === productId, ["inventory.adjusted", "inventory.low"]);
+    expect(events.find((e) => e.kind === "inventory.low")).toMatchObject({ productId, onHand: 3, lowStockThreshold: 5 });
+    expect(events.some((e) => e.kind === "inventory.depleted")).toBe(false);
+    expect((await stockOf(call, productId)).onHand).toBe(3);
+  });
+
   it("mosquitto_pub publishes a count at QoS 1, and is refused with an api token", async () => {
     const productId = await createStockedProduct(call, 1);
     const sensor = await sensorToken();
@@ -89,6 +102,52 @@ describe("stock counts from devices", () => {
     );
     expect(refused?.code).not.toBe(0);
     expect(refused?.stderr).toMatch(/bad user ?name or password/i);
+  });
+});
+
+/** mosquitto_pub at QoS 1 as `deviceId`; resolves to its exit code and stderr. */
+async function mosquittoPub(deviceId: string, password: string, topic: string, message: unknown): Promise<{ code: number; stderr: string }> {
+  const args = ["-h", "127.0.0.1", "-p", String(stack.gateway.port), "-V", "mqttv311", "-q", "1", "-u", deviceId, "-P", password, "-t", topic, "-m", JSON.stringify(message)];
+  return run(MOSQUITTO_PUB, args, { timeout: 10_000 }).then(
+    () => ({ code: 0, stderr: "" }),
+    (error: { code: number | string; stderr: string }) => ({ code: typeof error.code === "number" ? error.code : -1, stderr: error.stderr }),
+  );
+}
+
+describe("mosquitto_pub", () => {
+  it("a shipment scan moves the shipment", async () => {
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 5);
+    const order = await createOrder(call, customerId, [{ productId, quantity: 1 }]);
+    expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
+    const trackingNumber = `MOS-${order.id.slice(-8)}`;
+    const shipment = await call(`/orders/${order.id}/shipments`, { json: { carrier: "UPS", trackingNumber } });
+    expect(shipment.status).toBe(201);
+    const sensor = await sensorToken();
+    expect(await mosquittoPub("dock-scan", sensor.token, "devices/dock-scan/shipments", { trackingNumber, status: "inTransit", location: "Dock 3" })).toEqual({ code: 0, stderr: "" });
+    const moved = await eventually(async () => {
+      const s = await call(`/shipments/${shipment.body.id}`);
+      return s.body.status === "inTransit" ? s.body : undefined;
+    });
+    expect(moved.timeline.at(-1)).toMatchObject({ status: "inTransit", location: "Dock 3", note: "device dock-scan" });
+  });
+
+  it("a revoked token is refused", async () => {
+    const sensor = await sensorToken("revoked for mosquitto");
+    expect((await call(`/tokens/${sensor.id}`, { method: "DELETE" })).status).toBe(204);
+    const refused = await mosquittoPub("dock-revoked", sensor.token, "devices/dock-revoked/telemetry", { t: 1 });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/bad user ?name or password/i);
+    const stored = await readStream(stack.env.natsUrl, stack.env.topology.ingressStream);
+    expect(stored.some((m) => m.json.deviceId === "dock-revoked")).toBe(false);
+  });
+
+  it("a publish on another device's topic is refused and nothing is stored", async () => {
+    const sensor = await sensorToken();
+    const refused = await mosquittoPub("dock-own", sensor.token, "devices/dock-victim/inventory", { productId: "prd_x", onHand: 1 });
+    expect(refused.code).not.toBe(0);
+    const stored = await readStream(stack.env.natsUrl, stack.env.topology.ingressStream);
+    expect(stored.some((m) => m.subject.includes(".devices.dock-victim.") || m.json.deviceId === "dock-own")).toBe(false);
   });
 });
 
@@ -144,7 +203,45 @@ describe("bad device messages", () => {
   });
 });
 
+describe("what is stored and forwarded", () => {
+  it("messages on unknown channels are acknowledged, counted and neither stored nor forwarded; the session stays", async () => {
+    const device = await connectDevice("chan-1", (await sensorToken()).token);
+    await device.subscribeAsync("devices/chan-1/commands/#", { qos: 1 });
+    const received: string[] = [];
+    device.on("message", (topic) => received.push(topic));
+    const unknown = /waybill_mqtt_messages_dropped_total\{.*reason="unknown channel"/;
+    const malformed = /waybill_mqtt_messages_dropped_total\{.*reason="payload is not JSON"/;
+    const before = [await metric(stack.gateway.opsPort, unknown), await metric(stack.gateway.opsPort, malformed)];
+
+    await publish(device, "devices/chan-1/foo", { a: 1 });
+    await publish(device, "devices/chan-1/telemetry/temp_1", { c: 4 });
+    await publish(device, "devices/chan-1/commands/open", { by: "the device itself" });
+    await publish(device, "devices/chan-1/commands/open", "not json");
+    await publish(device, "devices/chan-1/inventory", "not json either");
+    await publish(device, "devices/chan-1/telemetry", { ok: true });
+    await new Promise((r) => setTimeout(r, 300));
+
+    expect(await metric(stack.gateway.opsPort, unknown)).toBe(before[0] + 4);
+    expect(await metric(stack.gateway.opsPort, malformed)).toBe(before[1] + 1);
+    expect(received).toEqual([]);
+    expect(device.connected).toBe(true);
+    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.json.deviceId === "chan-1");
+    expect(stored.map((m) => m.json.channel)).toEqual([["telemetry"]]);
+  });
+});
+
 describe("refusals", () => {
+  it.each([
+    ["everything", "#"],
+    ["every device", "devices/+/commands/#"],
+    ["its own stock channel", "devices/sub-own/inventory"],
+    ["its whole subtree", "devices/sub-own/#"],
+  ])("refuses subscribing to %s (%s) by closing the connection", async (_what, filter) => {
+    const device = await connectDevice("sub-own", (await sensorToken()).token);
+    await expect(device.subscribeAsync(filter, { qos: 1 })).rejects.toThrow(/closed/i);
+    expect(device.connected).toBe(false);
+  });
+
   it("refuses api tokens and unknown sensor tokens with bad username or password", async () => {
     await expect(connectDevice("dev-api", stack.token)).rejects.toThrow(/Bad username or password/i);
     await expect(connectDevice("dev-unknown", "sensor-not-a-real-token-0123456789")).rejects.toThrow(/Bad username or password/i);
