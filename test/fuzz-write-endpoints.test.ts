@@ -83,3 +83,130 @@ describe("write endpoints under random input", () => {
     }
   });
 });
+
+// Near-valid bodies: the right shape, mostly valid values with extremes mixed in (huge,
+// negative and many-decimal amounts, quantities at every bound, long and unicode strings, odd
+// currencies), so they pass the edge's schemas and reach the services' own rules and the
+// database's column limits, where a 500 hides (an order total past numeric(19, 4) was one).
+const CURRENCIES = ["EUR", "USD", "JPY", "BHD", "KWD", "CLF", "UYW", "XAU", "XXX"];
+
+/** Mostly `valid`, sometimes `extreme`: every field near its limits without every body failing. */
+const mostly = <T>(valid: fc.Arbitrary<T>, extreme: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: extreme, weight: 1 });
+const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
+const decimal = (wholeDigits: number, fractionDigits: number, negative = false) =>
+  fc.tuple(fc.boolean(), digits(1, wholeDigits), fc.option(digits(1, fractionDigits), { nil: undefined })).map(
+    ([minus, whole, fraction]) => `${negative && minus ? "-" : ""}${whole}${fraction === undefined ? "" : `.${fraction}`}`,
+  );
+
+const amount: fc.Arbitrary<unknown> = mostly<unknown>(
+  fc.oneof(decimal(15, 2), fc.constantFrom("999999999999999.99", "999999999999999", "0", "0.00", "0.01"), fc.integer({ min: 0, max: 1_000_000 })),
+  fc.oneof(
+    decimal(17, 8, true),
+    fc.constantFrom("999999999999999.999", "999999999999999.9999", "-0", "-0.01", "0.001", " 1.00", "1e3", "1_000"),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(1e15, 999999999999999.9, 0.1 + 0.2, -1, Number.MAX_SAFE_INTEGER, 5e-324),
+  ),
+);
+const quantity: fc.Arbitrary<number> = mostly(
+  fc.oneof(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(1, 999_999, 1_000_000)),
+  fc.oneof(fc.constantFrom(0, -1, 1_000_001, 2 ** 31 - 1, 2 ** 31, 1_000_000_000, 1_000_000_001, 1.5), fc.integer({ min: -(2 ** 31), max: 2 ** 31 })),
+);
+/** A trimmed text of letters from many scripts (astral, combining, right-to-left) and inner spaces. */
+const word = (maxLength: number) =>
+  fc
+    .string({ unit: fc.constantFrom(..."aZ09-_.", "é", "ß", "中", "ب", "😀", "e\u0301", "\u200d", " "), minLength: 1, maxLength })
+    .map((t) => `x${t}x`.slice(0, maxLength));
+const text = (maxLength: number): fc.Arbitrary<string> =>
+  mostly(
+    word(maxLength),
+    fc.oneof(
+      fc.string({ unit: "binary", minLength: 1, maxLength: 60 }),
+      fc.constantFrom("x".repeat(maxLength), "x".repeat(maxLength + 1), "😀".repeat(maxLength), " padded ", "\u202eevil", "a\u0000b", "line\nbreak", "\t", ""),
+      fc.integer({ min: maxLength - 2, max: maxLength * 3 }).map((n) => "y".repeat(n)),
+    ),
+  );
+const currency: fc.Arbitrary<string> = mostly(
+  fc.constantFrom(...CURRENCIES),
+  fc.oneof(fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"), minLength: 3, maxLength: 3 }), fc.constantFrom("eur", "EURO", "€", "ÉUR", "")),
+);
+
+function nearValidWrites(): { name: string; method: string; path: string; body: fc.Arbitrary<Record<string, unknown>> }[] {
+  const productId = mostly(fc.constant(realIds.products ?? "prd_fuzz"), fc.oneof(fc.constant("prd_01jc0000000000000000000000"), text(100)));
+  const line = fc.record({ productId, quantity, price: amount });
+  return [
+    {
+      name: "create an order",
+      method: "POST",
+      path: "/orders",
+      body: fc.record(
+        {
+          shortId: mostly(fc.string({ unit: fc.constantFrom(..."ABCXYZ019._-"), minLength: 8, maxLength: 64 }), text(64)),
+          customerId: mostly(fc.constant(realIds.customers ?? "cus_fuzz"), text(100)),
+          currency,
+          dueDate: mostly(fc.constantFrom("2027-01-01", "2027-01-01T00:00:00Z", "9999-12-31T23:59:59.999+14:00"), fc.oneof(fc.constantFrom("0001-01-01", "2027-02-30", "2027-01-01T24:00:00Z"), text(40))),
+          orderItems: mostly(fc.array(line, { minLength: 1, maxLength: 8 }), fc.oneof(fc.constant([]), fc.array(line, { minLength: 495, maxLength: 505 }))),
+        },
+        { requiredKeys: ["shortId", "customerId", "currency", "orderItems"] },
+      ),
+    },
+    {
+      name: "create a product",
+      method: "POST",
+      path: "/products",
+      body: fc.record({ sku: text(100), name: text(200), price: amount, currency, lowStockThreshold: quantity }, { requiredKeys: ["sku", "name"] }),
+    },
+    {
+      name: "change a product",
+      method: "PUT",
+      path: `/products/${realIds.products ?? "prd_fuzz"}`,
+      body: fc.record(
+        { name: text(200), price: fc.oneof(amount, fc.constant(null)), currency: fc.oneof(currency, fc.constant(null)), lowStockThreshold: fc.oneof(quantity, fc.constant(null)) },
+        { requiredKeys: [] },
+      ),
+    },
+    {
+      name: "adjust stock",
+      method: "POST",
+      path: "/inventory/adjustments",
+      body: fc.oneof(
+        fc.record({ productId, location: text(64), delta: fc.tuple(quantity, fc.boolean()).map(([q, minus]) => (minus ? -q : q)), reason: text(500) }, { requiredKeys: ["productId", "delta", "reason"] }),
+        fc.record({ productId, location: text(64), setTo: quantity, reason: text(500) }, { requiredKeys: ["productId", "setTo", "reason"] }),
+      ),
+    },
+    {
+      name: "create a customer",
+      method: "POST",
+      path: "/customers",
+      body: fc.record(
+        { name: text(200), email: mostly(fc.emailAddress(), text(300)), address: fc.record({ line1: text(200), city: text(100), country: mostly(fc.constantFrom("DE", "US"), text(3)) }) },
+        { requiredKeys: ["name"] },
+      ),
+    },
+  ];
+}
+
+describe("write endpoints under near-valid input with extreme values", () => {
+  it.each(["create an order", "create a product", "change a product", "adjust stock", "create a customer"])("%s: never 5xx; problem+json with a code or a success", async (name) => {
+    const write = nearValidWrites().find((w) => w.name === name)!;
+    let successes = 0;
+    await fc.assert(
+      fc.asyncProperty(write.body, async (body) => {
+        const answer = await request(`${stack.baseUrl}${write.path}`, { method: write.method, token: stack.token, json: body });
+        const shown = JSON.stringify(body).slice(0, 2000);
+        expect(answer.status, `${write.method} ${write.path} with ${shown}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
+        if (answer.status >= 400) {
+          expect(answer.headers.get("content-type"), shown).toContain("application/problem+json");
+          expect(answer.body.code, shown).toEqual(expect.any(String));
+        } else {
+          successes++;
+          expect(answer.status, shown).toBeGreaterThanOrEqual(200);
+          expect(answer.headers.get("content-type"), shown).toContain("application/json");
+          expect(answer.body.id, shown).toEqual(expect.any(String));
+        }
+      }),
+      { numRuns: 80 },
+    );
+    // Near-valid means some of them are valid: the property reached the success path as well.
+    expect(successes, name).toBeGreaterThan(0);
+  });
+});
