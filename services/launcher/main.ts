@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     say("");
     say("Waybill is running.");
     say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
-    say(`  MQTT:      mqtt://127.0.0.1:${gateway.port}`);
+    say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
     say(`  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`);
     if (!identity.bootstrap) say("  (bootstrap already done on an earlier start; use the token printed then or BOOTSTRAP_API_TOKEN)");
     say("Press Ctrl-C to stop.");
