@@ -41,7 +41,7 @@ export interface Topology {
   ingressWildcard: string;
   deliveriesSubject(hookId: string): string;
   deliveriesWildcard: string;
-  /** Core NATS subject of token revocations (not a stream: a broadcast). */
+  /** Subject of token revocations: stored in identity's REVOCATIONS stream (so a publish is retried until stored), received by edges and gateways as a plain subscription. */
   revocationsSubject: string;
 }
 
