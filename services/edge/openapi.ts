@@ -2,6 +2,7 @@
 // validate the endpoints, so the document cannot drift from what the server accepts.
 import { z } from "zod";
 import type { RouteSpec } from "./route.js";
+import { CLIENT_TRANSACTION_ID } from "../platform/context.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",
@@ -48,9 +49,18 @@ function operation(spec: RouteSpec) {
           schema: jsonSchema(schema, "input"),
         }))
       : [];
-  const headerParams = spec.idempotent
-    ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Replays the first answer for 24 h; another body under the same key is a 422" }]
-    : [];
+  const headerParams = [
+    ...(spec.idempotent
+      ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Replays the first answer for 24 h; another body under the same key is a 422" }]
+      : []),
+    {
+      name: "X-Transaction-Id",
+      in: "header",
+      required: false,
+      schema: { type: "string", pattern: CLIENT_TRANSACTION_ID.source },
+      description: "Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent",
+    },
+  ];
   const status = String(spec.status ?? 200);
   const success =
     status === "204" || !spec.response

@@ -29,7 +29,7 @@ export interface ListEventsRequest {
   kind?:
     | string
     | undefined;
-  /** Only events after this ISO 8601 instant. */
+  /** Only events after this point: an event id (evt_…, compared by id) or an ISO 8601 date or date-time. */
   after?: string | undefined;
   limit: number;
   cursor?: string | undefined;
