@@ -41,7 +41,10 @@ describe("OpenAPI document", () => {
     expect(create.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header" })]));
     expect(create.responses["201"].content["application/json"].schema.properties.total).toEqual({ type: "string" });
     expect(create.responses["422"].content["application/problem+json"]).toBeDefined();
-    expect(document.paths["/orders/{id}"].get.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(document.paths["/orders/{id}"].get.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true }),
+      expect.objectContaining({ name: "X-Transaction-Id", in: "header", required: false }),
+    ]);
     const list = document.paths["/products"].get.parameters.map((p: { name: string }) => p.name);
     expect(list).toEqual(expect.arrayContaining(["limit", "cursor"]));
   });
