@@ -20,6 +20,8 @@ USER node
 # edge HTTP, MQTT, gRPC and ops ports (documentation only).
 EXPOSE 8080 1883 50051-50054 9101-9105
 
-# tsx runs the TypeScript sources directly; no build step.
-ENTRYPOINT ["npx", "tsx"]
+# tsx, loaded into node itself, runs the TypeScript sources directly (no build step). Node is
+# PID 1's only process, so SIGTERM reaches the service, which drains; the tsx CLI or npx in
+# between would relay signals and kill a service that takes longer than a few ms to react.
+ENTRYPOINT ["node", "--import", "tsx"]
 CMD ["services/launcher/main.ts"]

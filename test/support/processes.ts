@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+// tsx loaded into node itself rather than through the tsx CLI: the CLI relays signals to its
+// child and SIGKILLs one that does not react within milliseconds, which cuts a drain short.
+const NODE_ARGS = ["--import", "tsx"];
 
 export interface Child {
   process: ChildProcess;
@@ -13,7 +15,9 @@ export interface Child {
 }
 
 export function runTs(entry: string, env: Record<string, string | undefined>): Child {
-  const child = spawn(TSX, [path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // CPU_PROFILE_DIR (benchmarks): every child writes a V8 CPU profile there when it exits.
+  const profile = process.env.CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...NODE_ARGS, ...profile, path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
