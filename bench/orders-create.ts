@@ -3,7 +3,8 @@
 // JWT, next to a bare Koa + pg single-row insert server measured in the same run.
 // Run: npm run bench:orders   (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
-import { formatResult, runLoad } from "./load.js";
+import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
+import { formatResult, runLoad, type LoadResult } from "./load.js";
 import { startSystem } from "./system.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 import { runTs } from "../test/support/processes.js";
@@ -43,14 +44,22 @@ try {
   process.stdout.write(`orders-create: ${concurrency} concurrent clients, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
   await runLoad(base, waybill(token), { ...options, durationMs: 2_000 });
   await runLoad(bareOrigin, bareRequest, { ...options, durationMs: 2_000 });
-  const withToken = await runLoad(base, waybill(token), options);
-  const withJwt = await runLoad(base, waybill(jwt), options);
-  const baseline = await runLoad(bareOrigin, bareRequest, options);
-  process.stdout.write(`${formatResult("waybill POST /v1/orders, api token", withToken)}\n`);
-  process.stdout.write(`${formatResult("waybill POST /v1/orders, session JWT", withJwt)}\n`);
-  process.stdout.write(`${formatResult("bare koa + pg insert", baseline)}\n`);
-  process.stdout.write(`ratio api token / bare: ${(withToken.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.50)\n`);
-  process.stdout.write(`ratio JWT / api token:  ${(withJwt.perSecond / withToken.perSecond).toFixed(2)} (auth adds no gRPC round trip either way)\n`);
+  // CPU of every process involved, per request: the services, the bare server, the load
+  // generator (this process), PostgreSQL and nats-server.
+  const roots = { ...system.pids, "bare server": bare.process.pid!, "load generator": process.pid };
+  const measured = async (run: () => Promise<LoadResult>) => {
+    const before = snapshotCpu(roots);
+    const result = await run();
+    return { result, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.requests) };
+  };
+  const withToken = await measured(() => runLoad(base, waybill(token), options));
+  const withJwt = await measured(() => runLoad(base, waybill(jwt), options));
+  const baseline = await measured(() => runLoad(bareOrigin, bareRequest, options));
+  process.stdout.write(`${formatResult("waybill POST /v1/orders, api token", withToken.result)}\n${withToken.cpu}\n`);
+  process.stdout.write(`${formatResult("waybill POST /v1/orders, session JWT", withJwt.result)}\n${withJwt.cpu}\n`);
+  process.stdout.write(`${formatResult("bare koa + pg insert", baseline.result)}\n${baseline.cpu}\n`);
+  process.stdout.write(`ratio api token / bare: ${(withToken.result.perSecond / baseline.result.perSecond).toFixed(2)} (target >= 0.50)\n`);
+  process.stdout.write(`ratio JWT / api token:  ${(withJwt.result.perSecond / withToken.result.perSecond).toFixed(2)} (auth adds no gRPC round trip either way)\n`);
 } finally {
   bare.process.kill("SIGTERM");
   await Promise.allSettled([system.stop(), bare.exited(10_000)]);

@@ -7,6 +7,8 @@ export interface RunningSystem {
   baseUrl: string;
   /** The MQTT gateway's device port. */
   mqttUrl: string;
+  /** Process id of each service's process (one "launcher" in the single topology), for CPU accounting. */
+  pids: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -16,7 +18,7 @@ export async function startSystem(env: Record<string, string>, topology = proces
     const launcher = runTs("services/launcher/main.ts", { ...common, HTTP_PORT: "0", MQTT_PORT: "0" });
     const baseUrl = (await launcher.waitForOutput(/HTTP API: +(http:\/\/\S+)\/v1/, 60_000))[1];
     const mqttUrl = (await launcher.waitForOutput(/MQTT: +(mqtt:\/\/\S+)/, 60_000))[1];
-    return { baseUrl, mqttUrl, stop: () => stopAll([launcher], "SIGINT") };
+    return { baseUrl, mqttUrl, pids: { launcher: launcher.process.pid! }, stop: () => stopAll([launcher], "SIGINT") };
   }
   // A port free when chosen can be taken before the service binds it (by any process on the
   // machine); then the whole system starts again on other ports.
@@ -47,10 +49,12 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     DEVICES_GRPC_URL: `127.0.0.1:${ports.devices}`,
   };
   const children: Child[] = [];
+  const pids: Record<string, number> = {};
   const start = async (service: string, extra: Record<string, string>) => {
     const opsPort = opsPorts.get(service);
     const child = runTs(`services/${service}/main.ts`, { ...common, ...urls, ...(opsPort ? { OPS_PORT: String(opsPort) } : {}), ...extra });
     children.push(child);
+    pids[service] = child.process.pid!;
     const port = extra.HTTP_PORT ?? String(opsPort); // the edge serves /readyz on its HTTP port
     const deadline = Date.now() + 60_000;
     while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
@@ -72,7 +76,7 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     await stopAll(children, "SIGTERM");
     throw error;
   }
-  return { baseUrl: `http://127.0.0.1:${ports.http}`, mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`, stop: () => stopAll(children, "SIGTERM") };
+  return { baseUrl: `http://127.0.0.1:${ports.http}`, mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`, pids, stop: () => stopAll(children, "SIGTERM") };
 }
 
 async function stopAll(children: Child[], signal: NodeJS.Signals): Promise<void> {
