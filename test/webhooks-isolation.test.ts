@@ -1,6 +1,13 @@
-// No head-of-line blocking: a hook whose receiver never answers holds only its own delivery slots;
-// another hook subscribed to the same events keeps getting them within a second.
+// No head-of-line blocking: a hook whose receiver never answers, or answers slowly with a long
+// backlog, holds only its own delivery slots; another hook subscribed to the same events keeps
+// getting them within a second.
+import { jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
+import { createPool } from "../services/platform/db.js";
+import { newId } from "../services/platform/ids.js";
+import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../services/platform/nats.js";
 import { client, createCustomer, createOrder, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
@@ -46,4 +53,74 @@ describe("a hook whose receiver never answers", () => {
     expect(dead.received.length).toBe(PER_HOOK);
     expect((await call(`/hooks/${stuck.id}`)).body.successCount).toBe(0);
   });
+});
+
+describe("a hook whose receiver is slow, with a backlog of hundreds of events", () => {
+  const WARM_UP = 12;
+  const BACKLOG = 600;
+  const AFTER = 30;
+  const SLOW_MS = 150;
+
+  /** A burst of customer.created events put straight onto EVENTS, as a bulk import would produce them. */
+  async function publishBurst(tenantId: string, count: number): Promise<void> {
+    const nc = await connect({ servers: stack.env.natsUrl });
+    try {
+      const js = jetstream(nc);
+      for (let i = 0; i < count; i += 50) {
+        await Promise.all(
+          Array.from({ length: Math.min(50, count - i) }, () => {
+            const event = { id: newId("evt"), kind: "customer.created", time: new Date().toISOString(), transactionId: newId("txn"), customerId: newId("cus"), name: "Bulk", email: null, phone: null, address: null };
+            const h = headers();
+            h.set(TENANT_ID_NATS_HEADER, tenantId);
+            h.set(TRANSACTION_ID_NATS_HEADER, event.transactionId);
+            return js.publish(stack.env.topology.eventSubject(tenantId, event.kind), JSON.stringify(event), { msgID: event.id, headers: h });
+          }),
+        );
+      }
+    } finally {
+      await nc.close();
+    }
+  }
+
+  async function tenantOf(hookId: string): Promise<string> {
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: DISPATCHER_SCHEMA, max: 1, applicationName: "waybill-test" });
+    try {
+      return (await pool.query<{ tenant_id: string }>("SELECT tenant_id FROM hooks WHERE id = $1", [hookId])).rows[0].tenant_id;
+    } finally {
+      await pool.end();
+    }
+  }
+
+  it("does not slow another hook: events after the backlog reach that hook within a second each", async () => {
+    const slow = await startReceiver(async () => (await sleep(SLOW_MS), { status: 200 }));
+    const instant = await startReceiver();
+    try {
+      const slowHook = await createHook(call, { url: slow.url, on: "customer.created" });
+      await createHook(call, { url: instant.url, on: "customer.created" });
+      // First a few, so that the dispatcher knows the slow receiver's pace (and sizes its lane by it)…
+      for (let i = 0; i < WARM_UP; i++) await createCustomer(call);
+      await slow.waitFor(WARM_UP, 10_000);
+      // …then the backlog: minutes of work for PER_HOOK deliveries of 150 ms at a time.
+      await publishBurst(await tenantOf(slowHook.id), BACKLOG);
+      await instant.waitFor(WARM_UP + BACKLOG, 30_000);
+      // The instant hook got the whole backlog while the slow one had not even got through half of it.
+      expect(slow.received.length).toBeLessThan(WARM_UP + BACKLOG / 2);
+
+      // Changes made now, one by one, while the slow hook works through its backlog.
+      const committed = new Map<string, number>();
+      for (let i = 0; i < AFTER; i++) {
+        committed.set(await createCustomer(call), Date.now());
+        await sleep(100);
+      }
+      await instant.waitFor(WARM_UP + BACKLOG + AFTER, 10_000);
+      const latencies = [...committed].map(([id, at]) => instant.received.find((r) => r.json.customerId === id)!.at - at);
+      expect(Math.max(...latencies), `latencies: ${latencies.join(", ")}`).toBeLessThan(1_000);
+      // The slow hook was still busy with its backlog all along, and is getting it.
+      expect(slow.received.length).toBeGreaterThan(WARM_UP);
+      expect(slow.received.length).toBeLessThan(WARM_UP + BACKLOG);
+    } finally {
+      await slow.close();
+      await instant.close();
+    }
+  }, 120_000);
 });

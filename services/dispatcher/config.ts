@@ -7,6 +7,8 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */
 export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
+/** How long JetStream waits for a dispatcher that took a message to settle it before handing it to another. */
+export const DEFAULT_DISPATCHER_ACK_WAIT_MS = 30_000;
 
 const secretKey = z
   .string()
@@ -37,6 +39,11 @@ export const dispatcherConfigSchema = z
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(MAX_WEBHOOK_TIMEOUT_MS).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
     /** Deliveries to one hook in flight at once (per dispatcher replica). */
     WEBHOOK_CONCURRENCY_PER_HOOK: z.coerce.number().int().min(1).max(256).default(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+    /**
+     * Ack wait of the dispatcher's EVENTS and DELIVERIES consumers: after a crash, what it had taken
+     * is redelivered this much later. Held messages get heartbeats, so it bounds no delivery's length.
+     */
+    DISPATCHER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_DISPATCHER_ACK_WAIT_MS),
   })
   .refine((config) => config.NODE_ENV !== "production" || config.WEBHOOK_SECRET_KEY !== undefined, {
     path: ["WEBHOOK_SECRET_KEY"],

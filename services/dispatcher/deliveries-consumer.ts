@@ -7,10 +7,13 @@
 //   a dead hook's waiting retries never exhaust a limit shared with the other hooks.
 // - A hook's lane runs `perHook` deliveries at once and queues as many as lane-policy.ts allows:
 //   thousands for a busy, healthy receiver (held here, so its lane stays fed without round trips
-//   through JetStream), a few for a slow one, two for one that hangs. When a full lane is
-//   finishing deliveries quickly the consumer waits a moment for room; otherwise what does not
-//   fit is handed back (nak), paced so that it returns about when the lane has room.
-// - The consumer stops pulling while it holds DEFAULT_MAX_HELD messages (shares make that rare).
+//   through JetStream), a few for a slow one, two for one that hangs.
+// - The pull loop never waits for any one hook: a message whose lane cannot take it now is handed
+//   back at once (nak), paced so that it returns about when that lane has room. Waiting for room
+//   instead would make every hook's messages behind it wait at that hook's pace.
+// - Memory stays bounded without stopping the loop either: beyond DEFAULT_MAX_HELD messages held
+//   (running + queued, all hooks) nothing more is queued; a message is only taken if its lane can
+//   start it at once, otherwise handed back like any other that does not fit.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
 //   through (and the moment it opens, that hook's queue is handed back too). Those are not
 //   attempts: nothing is recorded and the retry schedule does not move.
@@ -25,11 +28,12 @@ import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.j
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes } from "./hook-lanes.js";
-import { mayWaitForRoom, MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STALL_MAX_MS, type LaneStats } from "./lane-policy.js";
+import { MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer } from "./overflow-pacer.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_ACK_WAIT_MS = 30_000;
+/** Held messages are marked as in progress this often (and at least three times per ack wait). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const DELIVERIES_PULL_BATCH = 256;
 /** Messages held at once (running + queued, all hooks); each busy hook may hold its share of it. */
@@ -45,6 +49,8 @@ export interface DeliveriesConsumerOptions {
   deliverer: Deliverer;
   logger: Logger;
   perHook: number;
+  /** The consumer's ack wait (DISPATCHER_ACK_WAIT_MS); DELIVERIES_ACK_WAIT_MS unless given. */
+  ackWaitMs?: number;
   maxHeld?: number;
   breakers?: BreakerRegistry;
   random?: () => number;
@@ -66,13 +72,14 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const random = options.random ?? Math.random;
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
+  const ackWaitMs = options.ackWaitMs ?? DELIVERIES_ACK_WAIT_MS;
   const stream = bus.topology.deliveriesStream;
   await ensureConsumer(bus, stream, {
     durable_name: DELIVERIES_CONSUMER,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: bus.topology.deliveriesWildcard,
-    ack_wait: nanos(DELIVERIES_ACK_WAIT_MS),
+    ack_wait: nanos(ackWaitMs),
     max_ack_pending: -1,
     max_deliver: -1,
   });
@@ -142,7 +149,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
 
   const heartbeat = setInterval(() => {
     for (const held of lanes.held()) held.msg.working();
-  }, HEARTBEAT_INTERVAL_MS);
+  }, Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)));
   heartbeat.unref();
 
   const loop = (async () => {
@@ -164,18 +171,12 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         defer(msg, spread(blockedFor), "breaker open");
         continue;
       }
-      const held = { msg, delivery };
-      let submitted = lanes.submit(delivery.hookId, held, queueLimit(statsOf(delivery.hookId), perHook, maxHeld));
-      const deadline = performance.now() + STALL_MAX_MS;
-      while (submitted === "full" && mayWaitForRoom(statsOf(delivery.hookId)) && performance.now() < deadline) {
-        await lanes.changed(deadline - performance.now());
-        submitted = lanes.submit(delivery.hookId, held, queueLimit(statsOf(delivery.hookId), perHook, maxHeld));
+      const hookId = delivery.hookId;
+      // Queue places for it: its lane's limit, none once the held budget is spent (it may still start).
+      const limit = lanes.heldCount() < maxHeld ? queueLimit(statsOf(hookId), perHook, maxHeld) : 0;
+      if (lanes.submit(hookId, { msg, delivery }, limit) === "full") {
+        defer(msg, pacer.delayFor(hookId, lanes.backlog(hookId), lanes.averageMs(hookId), perHook), "lane full");
       }
-      if (submitted === "full") {
-        defer(msg, pacer.delayFor(delivery.hookId, lanes.backlog(delivery.hookId), lanes.averageMs(delivery.hookId), perHook), "lane full");
-        continue;
-      }
-      await lanes.whenBelow(maxHeld);
     }
   })();
 

@@ -35,10 +35,6 @@ export interface HookLanes<T> {
   oldestRunningMs(hookId: string): number;
   /** Removes and returns every queued (not yet running) item, of one hook or of all. */
   drainQueued(hookId?: string): T[];
-  /** Resolves when an item finishes or is removed, or after `timeoutMs`. */
-  changed(timeoutMs: number): Promise<void>;
-  /** Resolves once fewer than `count` items are held. */
-  whenBelow(count: number): Promise<void>;
   /** Resolves once nothing runs. */
   idle(): Promise<void>;
 }
@@ -142,18 +138,6 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
       const drained: T[] = [];
       for (const [id, lane] of lanes) if (hookId === undefined || id === hookId) drained.push(...remove(lane, lane.head));
       return drained;
-    },
-    changed(timeoutMs) {
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    },
-    async whenBelow(limit) {
-      while (count >= limit) await new Promise<void>((resolve) => waiters.push(resolve));
     },
     async idle() {
       while ([...lanes.values()].some((lane) => lane.running.size > 0)) await new Promise<void>((resolve) => waiters.push(resolve));

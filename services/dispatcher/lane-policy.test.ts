@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayWaitForRoom, MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
+import { MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
 
 const stats = (averageMs: number | undefined, oldestRunningMs = 0, activeHooks = 1) => ({ averageMs, oldestRunningMs, activeHooks });
 
@@ -17,13 +17,6 @@ describe("queueLimit", () => {
   it("gives a stuck lane next to nothing, even before anything finished", () => {
     expect(queueLimit(stats(undefined, STUCK_PACE_MS), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
     expect(queueLimit(stats(STUCK_PACE_MS, 0), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
-  });
-});
-
-describe("mayWaitForRoom", () => {
-  it("waits only for a lane that is finishing deliveries quickly", () => {
-    expect(mayWaitForRoom(stats(5, 20))).toBe(true);
-    expect(mayWaitForRoom(stats(5, 1_000))).toBe(false);
   });
 });
 

@@ -9,10 +9,6 @@ export const MIN_QUEUE_PER_HOOK = 2;
 export const MAX_QUEUE_WAIT_MS = 2_000;
 /** A lane whose deliveries take this long (average, or oldest running) counts as stuck. */
 export const STUCK_PACE_MS = 5_000;
-/** A full lane is waited for only while its oldest running delivery is younger than this… */
-export const STALL_OLDEST_MS = 200;
-/** …and for at most this long per message. */
-export const STALL_MAX_MS = 200;
 
 export interface LaneStats {
   /** Average run time (undefined until the lane has finished enough runs). */
@@ -32,11 +28,6 @@ export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number): 
   const share = Math.floor(maxHeld / (stats.activeHooks + 1));
   const byPace = pace === undefined ? share : Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, pace));
   return Math.max(MIN_QUEUE_PER_HOOK, Math.min(share, byPace));
-}
-
-/** Is a full lane worth waiting for a moment (it is finishing deliveries quickly)? */
-export function mayWaitForRoom(stats: LaneStats): boolean {
-  return stats.oldestRunningMs < STALL_OLDEST_MS;
 }
 
 /** Spreads handed-back deliveries so they do not all return in the same instant. */

@@ -18,6 +18,7 @@ import { createDeliverer } from "./delivery.js";
 import { createEventIntake } from "./event-intake.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
 import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
+import { kickRelayOnCommit } from "./relay-kick.js";
 import { createSender } from "./sender.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
@@ -60,6 +61,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       deliverer,
       logger,
       perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
+      ackWaitMs: config.DISPATCHER_ACK_WAIT_MS,
       onOutcome: (outcome) => {
         if (outcome.kind !== "attempted") return;
         attempts.inc({ outcome: outcome.execution.outcome });
@@ -73,6 +75,8 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
+    const kick = kickRelayOnCommit(pool, relay.drainOnce, logger);
+    runtime.defer(kick.stop);
 
     const takeEvent = createEventIntake({ pool, topology: bus.topology });
     const events = await startConsumer({
@@ -80,6 +84,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       stream: bus.topology.eventsStream,
       durable: EVENTS_CONSUMER,
       filterSubject: bus.topology.eventsWildcard,
+      ackWaitMs: config.DISPATCHER_ACK_WAIT_MS,
       logger,
       // Events handled side by side are recorded together (one transaction per batch).
       concurrency: 32,
