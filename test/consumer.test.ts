@@ -1,7 +1,7 @@
 // The idempotent-consumer helper on a real stream: a failed message is redelivered, and a
 // message seen twice changes state once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processOnce, startConsumer } from "../services/platform/consumer.js";
+import { processOnce, processOnceBatch, startConsumer } from "../services/platform/consumer.js";
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
 import { createLogger } from "../services/platform/logger.js";
 import { connectBus, ensureStreams, publishDurable, type Bus } from "../services/platform/nats.js";
@@ -62,5 +62,26 @@ describe("startConsumer + processOnce", () => {
     } finally {
       await consumer.stop();
     }
+  });
+
+  it("processOnceBatch applies the new ids of a batch once, in one transaction, and skips repeats", async () => {
+    await pool.query("CREATE TABLE batch_applied (id text PRIMARY KEY)");
+    const apply = (ids: string[]) =>
+      processOnceBatch(pool, "batch-test", ids, async (client, fresh) => {
+        await client.query("INSERT INTO batch_applied SELECT unnest($1::text[])", [[...fresh]]);
+      });
+    // "x" twice in one batch: the second copy is a duplicate of the first.
+    expect(await apply(["x", "y", "x"])).toEqual([true, true, false]);
+    expect(await apply(["y", "z"])).toEqual([false, true]);
+    const { rows } = await pool.query("SELECT id FROM batch_applied ORDER BY id");
+    expect(rows.map((r) => r.id)).toEqual(["x", "y", "z"]);
+
+    // A failing batch records nothing: its ids are new again when it is retried.
+    await expect(
+      processOnceBatch(pool, "batch-test", ["w"], async () => {
+        throw new Error("database fault");
+      }),
+    ).rejects.toThrow("database fault");
+    expect(await apply(["w"])).toEqual([true]);
   });
 });

@@ -6,7 +6,7 @@
 import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
 import type { Logger } from "../platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { createBatcher } from "./batcher.js";
+import { createBatcher } from "../platform/batcher.js";
 import { loadDeliveryStates, type DeliveryState } from "./delivery-state.js";
 import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";

@@ -5,7 +5,7 @@
 import { withTransaction, type Pool } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
 import type { Topology } from "../platform/nats.js";
-import { createBatcher } from "./batcher.js";
+import { createBatcher } from "../platform/batcher.js";
 import { recordAndFanOut, type IncomingEvent } from "./fan-out.js";
 
 export interface EventIntakeDeps {

@@ -1,33 +1,62 @@
 // Telemetry (devices/<id>/telemetry, any JSON object) becomes a device.reading event. The
 // gateway consumes its own INGRESS subject so the event goes through its outbox; the inbox makes
-// a redelivered message emit nothing twice.
+// a redelivered message emit nothing twice. Readings are independent of each other (unlike stock
+// counts, their order does not matter), so many are handled at once and those that arrive
+// together are written in one transaction: one message per transaction could not keep up with
+// what the broker accepts.
 import type { Registry } from "prom-client";
+import { createBatcher } from "../platform/batcher.js";
 import type { RunningConsumer } from "../platform/consumer.js";
-import { processOnce } from "../platform/consumer.js";
+import { processOnceBatch } from "../platform/consumer.js";
+import { currentTransactionId } from "../platform/context.js";
 import type { Pool } from "../platform/db.js";
-import { DroppedMessage, startDeviceConsumer } from "../platform/device-consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceMessage } from "../platform/device-consumer.js";
 import { issuesOf, telemetrySchema } from "../platform/device-messages.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";
 import { appendEvents } from "../platform/outbox.js";
 
 export const DEVICE_READINGS_DURABLE = "gateway-device-readings";
+/** Readings in hand at once; each batch written takes what arrived while the last one ran. */
+export const DEVICE_READINGS_CONCURRENCY = 200;
+
+interface Reading {
+  message: DeviceMessage;
+  reading: Record<string, unknown>;
+  /** Each reading keeps its own operation, whichever message's turn writes the batch. */
+  transactionId: string;
+}
 
 export function startReadingsConsumer(deps: { pool: Pool; bus: Bus; logger: Logger; registry: Registry }): Promise<RunningConsumer> {
+  const record = createBatcher((readings: Reading[]) =>
+    processOnceBatch(
+      deps.pool,
+      DEVICE_READINGS_DURABLE,
+      readings.map((r) => r.message.messageId),
+      async (client, fresh) => {
+        const events = readings
+          .filter((r) => fresh.has(r.message.messageId))
+          .map(({ message, reading, transactionId }) => ({
+            tenantId: message.tenantId,
+            transactionId,
+            kind: "device.reading" as const,
+            payload: { deviceId: message.deviceId, reading, receivedAt: message.receivedAt },
+          }));
+        await appendEvents(client, deps.bus.topology, events);
+      },
+    ),
+  );
   return startDeviceConsumer({
     bus: deps.bus,
     logger: deps.logger,
     registry: deps.registry,
     durable: DEVICE_READINGS_DURABLE,
     channel: "telemetry",
+    concurrency: DEVICE_READINGS_CONCURRENCY,
     async handle(message) {
       const reading = telemetrySchema.safeParse(message.payload);
       if (!reading.success) throw new DroppedMessage("invalid_payload", issuesOf(reading.error));
-      await processOnce(deps.pool, DEVICE_READINGS_DURABLE, message.messageId, async (client) => {
-        await appendEvents(client, deps.bus.topology, [
-          { tenantId: message.tenantId, kind: "device.reading", payload: { deviceId: message.deviceId, reading: reading.data, receivedAt: message.receivedAt } },
-        ]);
-      });
+      await record({ message, reading: reading.data, transactionId: currentTransactionId() });
     },
   });
 }

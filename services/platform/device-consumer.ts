@@ -31,6 +31,8 @@ export interface DeviceConsumerOptions {
   durable: string;
   channel: DeviceChannel;
   handle(message: DeviceMessage): Promise<void>;
+  /** Messages handled at once (default one at a time: stock counts and scans apply in order). */
+  concurrency?: number;
 }
 
 /** `<prefix>ingress.*.devices.*.<channel>`: nats-server 2.9 takes one filter subject per consumer. */
@@ -51,6 +53,7 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
     durable: options.durable,
     filterSubject: deviceChannelFilter(bus, channel),
     logger,
+    concurrency: options.concurrency,
     async handle(message) {
       let raw: unknown;
       try {

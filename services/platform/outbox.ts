@@ -20,6 +20,8 @@ export interface NewEvent<K extends EventKind = EventKind> {
   tenantId: string;
   kind: K;
   payload: EventPayload<K>;
+  /** The operation the event belongs to; by default the one running now (see context.ts). */
+  transactionId?: string;
 }
 
 /** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
@@ -42,10 +44,11 @@ export function outboxInsertSql(param: string): string {
 
 /** Validates events against the catalog and builds their envelopes and outbox rows. */
 export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
-  const transactionId = currentTransactionId();
+  const current = currentTransactionId();
   const envelopes: EventEnvelope[] = [];
   const rows: unknown[] = [];
   for (const event of events) {
+    const transactionId = event.transactionId ?? current;
     const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
     const envelope: EventEnvelope = { id: newId("evt"), kind: event.kind, time: new Date().toISOString(), transactionId, ...payload };
     envelopes.push(envelope);
