@@ -175,7 +175,9 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       // Queue places for it: its lane's limit, none once the held budget is spent (it may still start).
       const limit = lanes.heldCount() < maxHeld ? queueLimit(statsOf(hookId), perHook, maxHeld) : 0;
       if (lanes.submit(hookId, { msg, delivery }, limit) === "full") {
-        defer(msg, pacer.delayFor(hookId, lanes.backlog(hookId), lanes.averageMs(hookId), perHook), "lane full");
+        // A lane whose deliveries hang has no average yet: the age of its oldest one is its pace.
+        const pace = Math.max(lanes.averageMs(hookId) ?? 0, lanes.oldestRunningMs(hookId)) || undefined;
+        defer(msg, pacer.delayFor(hookId, lanes.backlog(hookId), pace, perHook), "lane full");
       }
     }
   })();
