@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
+import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { waitForDrain } from "./drain.js";
 import { startSystem } from "./system.js";
 import { createTestEnvironment } from "../test/support/environment.js";
@@ -57,27 +58,36 @@ try {
   let n = 0;
   const viaGateway = (lane: number) => devices[lane].publishAsync(`devices/bench-${lane}/telemetry`, reading(n++), { qos: 1 });
 
-  // The bare loop stores a message of the same size as the gateway's envelope in the same stream.
+  // The bare loop stores the gateway's envelope, under the same telemetry subjects, in the same
+  // stream: the services then turn both phases' messages into device.reading events alike, so
+  // each phase runs beside the same downstream work.
   const js = jetstream(nc);
   const envelope = (lane: number) =>
-    JSON.stringify({ tenantId: "ten_bench", deviceId: `bare-${lane}`, tokenId: "tok_bench", channel: ["bare"], receivedAt: new Date().toISOString(), payload: JSON.parse(reading(n++)) });
-  const bare = (lane: number) => js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "bare"), envelope(lane), { msgID: `bare-${n}-${lane}` });
+    JSON.stringify({ tenantId: "ten_bench", deviceId: `bare-${lane}`, tokenId: "tok_bench", channel: ["telemetry"], receivedAt: new Date().toISOString(), payload: JSON.parse(reading(n++)) });
+  const bare = (lane: number) => js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "telemetry"), envelope(lane), { msgID: `bare-${n}-${lane}` });
 
   process.stdout.write(`devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
   await measure(clients, 2_000, viaGateway);
   await measure(clients, 2_000, bare);
   // Each phase starts on an idle system: the telemetry the gateway stored is still being turned
   // into device.reading events when its phase ends, and that work must not slow the next phase.
-  await waitForDrain(nc, env.topology);
-  const baseline = await measure(clients, seconds * 1000, bare);
-  await waitForDrain(nc, env.topology);
-  const gateway = await measure(clients, seconds * 1000, viaGateway);
-  const drainMs = await waitForDrain(nc, env.topology);
+  // CPU per message of every process, over the phase and the drain after it (the work it caused).
+  const roots = { ...system.pids, "load generator": process.pid };
+  const phase = async (send: (lane: number) => Promise<unknown>) => {
+    await waitForDrain(nc, env.topology);
+    const before = snapshotCpu(roots);
+    const result = await measure(clients, seconds * 1000, send);
+    const drainMs = await waitForDrain(nc, env.topology);
+    return { result, drainMs, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.messages).replace("per request", "per message") };
+  };
+  const baselinePhase = await phase(bare);
+  const gatewayPhase = await phase(viaGateway);
+  const [baseline, gateway, drainMs] = [baselinePhase.result, gatewayPhase.result, gatewayPhase.drainMs];
   const line = (label: string, r: Result) => `${label.padEnd(48)} ${r.perSecond.toFixed(0).padStart(8)} msg/s  (${r.messages} messages)\n`;
-  process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway));
-  process.stdout.write(line("bare JetStream async publish (same stream)", baseline));
+  process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway) + `${gatewayPhase.cpu}\n`);
+  process.stdout.write(line("bare JetStream async publish (same stream)", baseline) + `${baselinePhase.cpu}\n`);
   process.stdout.write(`ratio gateway / bare: ${(gateway.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.50)\n`);
-  process.stdout.write(`after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to apply the stored telemetry (device.reading events)\n`);
+  process.stdout.write(`after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events\n`);
 } finally {
   for (const device of devices) await device.endAsync(true).catch(() => {});
   await nc.close();

@@ -2,10 +2,11 @@
 // relay that dies after publishing but before marking does not produce a second event.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool } from "../services/platform/db.js";
+import { createPool, notifyCommitted } from "../services/platform/db.js";
+import { newId } from "../services/platform/ids.js";
 import { createLogger } from "../services/platform/logger.js";
 import { connectBus } from "../services/platform/nats.js";
-import { createOutboxRelay } from "../services/platform/outbox.js";
+import { appendEvents, createOutboxRelay } from "../services/platform/outbox.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -98,6 +99,47 @@ describe("outbox relay", () => {
       const remaining = await db.query("SELECT count(*)::int AS n FROM orders.outbox");
       expect(remaining.rows[0].n).toBe(0);
     } finally {
+      await bus.close();
+      await pool.end();
+    }
+  });
+
+  it("publishes a commit made while it was publishing at once, not a poll interval later", async () => {
+    const logger = createLogger("test-relay", "silent");
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
+    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
+    const first = newId("hook");
+    const second = newId("hook");
+    const append = async (hookId: string) => {
+      await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]);
+      notifyCommitted(pool);
+    };
+    // The second event commits while the relay publishes the first; polling alone would find
+    // it only after a minute.
+    let injected = false;
+    const relay = createOutboxRelay({
+      pool,
+      bus,
+      schema: "orders",
+      logger,
+      pollIntervalMs: 60_000,
+      afterPublish: async () => {
+        if (injected) return;
+        injected = true;
+        await append(second);
+      },
+    });
+    try {
+      await relay.start();
+      await append(first);
+      const hooksSeen = async () => (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
+      const seen = await eventually(async () => {
+        const ids = await hooksSeen();
+        return ids.includes(first) && ids.includes(second) ? ids : undefined;
+      }, 5_000);
+      expect(seen.filter((id) => id === first || id === second)).toEqual([first, second]);
+    } finally {
+      await relay.stop();
       await bus.close();
       await pool.end();
     }

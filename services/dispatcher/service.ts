@@ -18,7 +18,6 @@ import { createDeliverer } from "./delivery.js";
 import { createEventIntake } from "./event-intake.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
 import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
-import { kickRelayOnCommit } from "./relay-kick.js";
 import { createSender } from "./sender.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
@@ -75,8 +74,6 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    const kick = kickRelayOnCommit(pool, relay.drainOnce, logger);
-    runtime.defer(kick.stop);
 
     const takeEvent = createEventIntake({ pool, topology: bus.topology });
     const events = await startConsumer({

@@ -159,8 +159,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           continue;
         }
       }
+      // A commit while the drain ran set `dirty` (its wake-up found no sleep to end): drain again
+      // now, not a poll interval later.
+      if (dirty) continue;
       await sleep(pollIntervalMs, (w) => (wake = w));
-      // A missed notification (or one sent while the listener reconnected) is caught by polling.
+      // A missed wake-up (another process's commit) is caught by polling.
       dirty = true;
     }
   }
