@@ -37,10 +37,11 @@ function readProcs(): ProcStat[] | undefined {
   return procs;
 }
 
-export type CpuSnapshot = Map<string, number>;
+/** CPU seconds so far of each process, with the group it counts in. */
+export type CpuSnapshot = Map<number, { group: string; cpu: number }>;
 
 /**
- * CPU seconds so far per group: each named process with its descendants, then every
+ * CPU seconds so far of each process: each named process with its descendants, then every
  * `postgres` and `nats-server` process on the machine. A process already counted in a named
  * tree is not counted again.
  */
@@ -50,33 +51,35 @@ export function snapshotCpu(roots: Record<string, number>): CpuSnapshot | undefi
   const children = new Map<number, ProcStat[]>();
   for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
   const byPid = new Map(procs.map((p) => [p.pid, p]));
-  const counted = new Set<number>();
   const snapshot: CpuSnapshot = new Map();
-  for (const [name, root] of Object.entries(roots)) {
-    let total = 0;
+  for (const [group, root] of Object.entries(roots)) {
     const stack = byPid.has(root) ? [byPid.get(root)!] : [];
     while (stack.length > 0) {
       const p = stack.pop()!;
-      if (counted.has(p.pid)) continue;
-      counted.add(p.pid);
-      total += p.cpu;
+      if (snapshot.has(p.pid)) continue;
+      snapshot.set(p.pid, { group, cpu: p.cpu });
       stack.push(...(children.get(p.pid) ?? []));
     }
-    snapshot.set(name, total);
   }
   for (const [group, comm] of [["postgresql", "postgres"], ["nats-server", "nats-server"]] as const) {
-    snapshot.set(group, procs.filter((p) => p.comm === comm && !counted.has(p.pid)).reduce((sum, p) => sum + p.cpu, 0));
+    for (const p of procs) if (p.comm === comm && !snapshot.has(p.pid)) snapshot.set(p.pid, { group, cpu: p.cpu });
   }
   return snapshot;
 }
 
-/** One line: CPU milliseconds per request of each group between two snapshots, and their sum. */
+/**
+ * One line: CPU milliseconds per request of each group between two snapshots, and their sum.
+ * Compared process by process: one that started meanwhile counts from zero; one that ended
+ * meanwhile is missing (a short-lived process's CPU is lost, never counted negative).
+ */
 export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number): string {
   if (!before || !after || requests === 0) return "  CPU per request: not measured (needs /proc)";
+  const groups = new Map<string, number>();
+  for (const [pid, { group, cpu }] of after) groups.set(group, (groups.get(group) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
   const parts: string[] = [];
   let sum = 0;
-  for (const [name, end] of after) {
-    const ms = ((end - (before.get(name) ?? 0)) * 1000) / requests;
+  for (const [name, seconds] of groups) {
+    const ms = (seconds * 1000) / requests;
     sum += ms;
     if (ms >= 0.005) parts.push(`${name} ${ms.toFixed(2)}`);
   }
