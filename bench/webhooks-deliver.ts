@@ -41,8 +41,12 @@ const receiver = http.createServer((req, res) => {
     const at = Date.now();
     const raw = Buffer.concat(chunks);
     const hookId = String(req.headers["x-service-webhook-id"]);
-    if (verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) verified += 1;
-    else unverified += 1;
+    // Only what verifies counts as a delivery (a request cut short does not).
+    if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) {
+      unverified += 1;
+      return;
+    }
+    verified += 1;
     const event = JSON.parse(raw.toString("utf8"));
     arrivals.push({ at, eventTime: Date.parse(event.time), eventId: event.id, hookId });
     distinctArrivals.add(`${event.id}:${hookId}`);

@@ -2,7 +2,7 @@
 // relay that dies after publishing but before marking does not produce a second event.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, notifyCommitted } from "../services/platform/db.js";
+import { createPool, notifyOutboxCommitted } from "../services/platform/db.js";
 import { newId } from "../services/platform/ids.js";
 import { createLogger } from "../services/platform/logger.js";
 import { connectBus } from "../services/platform/nats.js";
@@ -112,7 +112,7 @@ describe("outbox relay", () => {
     const second = newId("hook");
     const append = async (hookId: string) => {
       await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]);
-      notifyCommitted(pool);
+      notifyOutboxCommitted(pool);
     };
     // The second event commits while the relay publishes the first; polling alone would find
     // it only after a minute.

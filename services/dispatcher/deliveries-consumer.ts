@@ -5,15 +5,17 @@
 // - Every message is acknowledged or handed back promptly: retries wait in JetStream
 //   (nak with the schedule's delay), not here. The consumer allows unlimited acks pending, so
 //   a dead hook's waiting retries never exhaust a limit shared with the other hooks.
-// - A hook's lane runs `perHook` deliveries at once and queues as many as lane-policy.ts allows:
-//   thousands for a busy, healthy receiver (held here, so its lane stays fed without round trips
-//   through JetStream), a few for a slow one, two for one that hangs.
-// - The pull loop never waits for any one hook: a message whose lane cannot take it now is handed
-//   back at once (nak), paced so that it returns about when that lane has room. Waiting for room
-//   instead would make every hook's messages behind it wait at that hook's pace.
-// - Memory stays bounded without stopping the loop either: beyond DEFAULT_MAX_HELD messages held
-//   (running + queued, all hooks) nothing more is queued; a message is only taken if its lane can
-//   start it at once, otherwise handed back like any other that does not fit.
+// - A hook's lane runs `perHook` deliveries at once and queues what lane-policy.ts allows: what
+//   it is expected to finish within the ack wait, at most its share of DEFAULT_MAX_HELD (held
+//   here, so a busy lane stays fed from memory: handing a healthy lane's backlog back to
+//   JetStream left the lane idle while its deliveries waited out their delays). A stuck lane
+//   queues two.
+// - The pull loop never waits for any one hook: a message whose lane is full is handed back at
+//   once (nak), paced so that it returns about when that lane has room.
+// - The loop stops pulling while DEFAULT_MAX_HELD messages are held (running + queued, all
+//   hooks). That wait stays short: healthy lanes free room at their pace, and every
+//   SHED_INTERVAL_MS a lane that has turned slow or hangs hands back what it queued beyond its
+//   new limit.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
 //   through (and the moment it opens, that hook's queue is handed back too). Those are not
 //   attempts: nothing is recorded and the retry schedule does not move.
@@ -28,7 +30,7 @@ import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.j
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes } from "./hook-lanes.js";
-import { MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
+import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer } from "./overflow-pacer.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
@@ -36,11 +38,13 @@ export const DELIVERIES_ACK_WAIT_MS = 30_000;
 /** Held messages are marked as in progress this often (and at least three times per ack wait). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const DELIVERIES_PULL_BATCH = 256;
-/** Messages held at once (running + queued, all hooks); each busy hook may hold its share of it. */
-export const DEFAULT_MAX_HELD = 8192;
+/** Messages held at once (running + queued, all hooks; about 1 KiB each); each busy hook may hold its share. */
+export const DEFAULT_MAX_HELD = 32_768;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 export const FAILURE_DELAY_MAX_MS = 30_000;
+/** How often lanes are checked for a queue beyond their present limit (a receiver turned slow). */
+export const SHED_INTERVAL_MS = 250;
 
 export type DeferReason = "lane full" | "breaker open" | "not due" | "failure";
 
@@ -152,6 +156,16 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   }, Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)));
   heartbeat.unref();
 
+  const handBack = (hookId: string, items: Held[]) => {
+    for (const held of items) defer(held.msg, pacer.delayFor(hookId, lanes.backlog(hookId), paceOf(statsOf(hookId)), perHook), "lane full");
+  };
+  // A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest
+  // goes back to JetStream, so it holds no budget that other hooks are waiting for.
+  const shedding = setInterval(() => {
+    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld)));
+  }, SHED_INTERVAL_MS);
+  shedding.unref();
+
   const loop = (async () => {
     for await (const msg of messages) {
       if (stopping) {
@@ -172,13 +186,9 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         continue;
       }
       const hookId = delivery.hookId;
-      // Queue places for it: its lane's limit, none once the held budget is spent (it may still start).
-      const limit = lanes.heldCount() < maxHeld ? queueLimit(statsOf(hookId), perHook, maxHeld) : 0;
-      if (lanes.submit(hookId, { msg, delivery }, limit) === "full") {
-        // A lane whose deliveries hang has no average yet: the age of its oldest one is its pace.
-        const pace = Math.max(lanes.averageMs(hookId) ?? 0, lanes.oldestRunningMs(hookId)) || undefined;
-        defer(msg, pacer.delayFor(hookId, lanes.backlog(hookId), pace, perHook), "lane full");
-      }
+      const held: Held = { msg, delivery };
+      if (lanes.submit(hookId, held, queueLimit(statsOf(hookId), perHook, maxHeld)) === "full") handBack(hookId, [held]);
+      await lanes.whenBelow(maxHeld);
     }
   })();
 
@@ -193,6 +203,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       clearTimeout(grace);
       await loop.catch((error) => logger.warn({ err: (error as Error).message }, "deliveries consumer ended with an error"));
       clearInterval(heartbeat);
+      clearInterval(shedding);
     },
   };
 }

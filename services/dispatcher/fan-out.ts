@@ -3,7 +3,7 @@
 // The deliveries are written to the dispatcher's outbox in the same transaction that records the
 // event, so a crash between recording and publishing loses nothing: the relay publishes them
 // later, and Nats-Msg-Id = "<eventId>:<hookId>" makes a second publish a no-op.
-import type { Queryable } from "../platform/db.js";
+import { markOutboxWritten, type Queryable } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
 import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Topology } from "../platform/nats.js";
 import type { DeliveryMessage } from "./delivery-message.js";
@@ -61,6 +61,7 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
        FROM input i LEFT JOIN logged l ON l.id = i.id`,
     [JSON.stringify(input), deliveriesSubjectPrefix(topology)],
   );
+  if (rows.some((row) => row.deliveries > 0)) markOutboxWritten(db);
   const byId = new Map(rows.map((row) => [row.id, row]));
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();
@@ -90,4 +91,5 @@ export async function queueDeliveries(db: Queryable, topology: Topology, deliver
      ON CONFLICT (id) DO NOTHING`,
     [JSON.stringify(rows)],
   );
+  markOutboxWritten(db);
 }

@@ -35,6 +35,12 @@ export interface HookLanes<T> {
   oldestRunningMs(hookId: string): number;
   /** Removes and returns every queued (not yet running) item, of one hook or of all. */
   drainQueued(hookId?: string): T[];
+  /** Removes and returns the queued items of one hook beyond the first `keep` (the newest go). */
+  shed(hookId: string, keep: number): T[];
+  /** Hooks with something queued (not only running). */
+  hooksWithQueue(): string[];
+  /** Resolves once fewer than `count` items are held. */
+  whenBelow(count: number): Promise<void>;
   /** Resolves once nothing runs. */
   idle(): Promise<void>;
 }
@@ -138,6 +144,15 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
       const drained: T[] = [];
       for (const [id, lane] of lanes) if (hookId === undefined || id === hookId) drained.push(...remove(lane, lane.head));
       return drained;
+    },
+    shed(hookId, keep) {
+      const lane = lanes.get(hookId);
+      if (!lane || queued(lane) <= keep) return [];
+      return remove(lane, lane.head + keep);
+    },
+    hooksWithQueue: () => [...lanes].filter(([, lane]) => queued(lane) > 0).map(([id]) => id),
+    async whenBelow(limit) {
+      while (count >= limit) await new Promise<void>((resolve) => waiters.push(resolve));
     },
     async idle() {
       while ([...lanes.values()].some((lane) => lane.running.size > 0)) await new Promise<void>((resolve) => waiters.push(resolve));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MIN_QUEUE_PER_HOOK, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
+import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
 
 const stats = (averageMs: number | undefined, oldestRunningMs = 0, activeHooks = 1) => ({ averageMs, oldestRunningMs, activeHooks });
 
@@ -9,9 +9,17 @@ describe("queueLimit", () => {
     expect(queueLimit(stats(5, 3, 3), 8, 8192)).toBe(2048);
   });
 
-  it("gives a slow lane what it finishes within two seconds", () => {
-    expect(queueLimit(stats(1_000), 8, 8192)).toBe(16);
-    expect(queueLimit(stats(4_000), 1, 8192)).toBe(MIN_QUEUE_PER_HOOK);
+  it("gives a slow lane what it finishes within the ack wait's 30 s", () => {
+    expect(queueLimit(stats(1_000), 8, 8192)).toBe(240);
+    expect(queueLimit(stats(4_000), 1, 8192)).toBe(7);
+    expect(queueLimit(stats(40), 8, 8192)).toBe(4096); // a busy fast lane: its share
+  });
+
+  it("paces a lane by the age of its oldest running delivery once that is longer than its average", () => {
+    expect(paceOf(stats(undefined, 50))).toBeUndefined(); // nothing known yet
+    expect(paceOf(stats(undefined, 1_000))).toBe(1_000); // hanging before its first answer
+    expect(paceOf(stats(20, 3_000))).toBe(3_000); // a fast receiver that started to hang
+    expect(queueLimit(stats(20, 3_000), 8, 8192)).toBe(80);
   });
 
   it("gives a stuck lane next to nothing, even before anything finished", () => {

@@ -5,10 +5,16 @@
 // has even finished, and then holds next to nothing.
 
 export const MIN_QUEUE_PER_HOOK = 2;
-/** A slow lane queues what it is expected to finish within this time. */
-export const MAX_QUEUE_WAIT_MS = 2_000;
+/**
+ * A lane queues what it is expected to finish within this time (the ack wait; heartbeats keep
+ * held messages from being redelivered meanwhile), at most its share of the held budget.
+ */
+export const MAX_QUEUE_WAIT_MS = 30_000;
 /** A lane whose deliveries take this long (average, or oldest running) counts as stuck. */
 export const STUCK_PACE_MS = 5_000;
+
+/** Before a lane has an average, its oldest running delivery this old already sets its pace. */
+export const HANG_NOTICE_MS = 200;
 
 export interface LaneStats {
   /** Average run time (undefined until the lane has finished enough runs). */
@@ -23,11 +29,20 @@ export interface LaneStats {
  * always room for one more hook), less for a slow lane, MIN_QUEUE_PER_HOOK for a stuck one.
  */
 export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number): number {
-  const pace = stats.averageMs;
-  if (stats.oldestRunningMs >= STUCK_PACE_MS || (pace ?? 0) >= STUCK_PACE_MS) return MIN_QUEUE_PER_HOOK;
+  const pace = paceOf(stats);
+  if (pace !== undefined && pace >= STUCK_PACE_MS) return MIN_QUEUE_PER_HOOK;
   const share = Math.floor(maxHeld / (stats.activeHooks + 1));
   const byPace = pace === undefined ? share : Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, pace));
   return Math.max(MIN_QUEUE_PER_HOOK, Math.min(share, byPace));
+}
+
+/**
+ * A lane's pace: its average run time, or the age of its oldest running delivery when that is
+ * longer (a receiver that starts to hang shows it before any of its deliveries finishes).
+ */
+export function paceOf(stats: LaneStats): number | undefined {
+  const pace = Math.max(stats.averageMs ?? 0, stats.oldestRunningMs);
+  return pace > 0 && (stats.averageMs !== undefined || stats.oldestRunningMs >= HANG_NOTICE_MS) ? pace : undefined;
 }
 
 /** Spreads handed-back deliveries so they do not all return in the same instant. */

@@ -9,7 +9,7 @@
 // whole cache on reconnect, and cached answers expire anyway.
 import { nanos } from "@nats-io/transport-node";
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
-import type { Queryable } from "../platform/db.js";
+import { markOutboxWritten, type Queryable } from "../platform/db.js";
 import { newId } from "../platform/ids.js";
 import { DUPLICATE_WINDOW_MS, TENANT_ID_NATS_HEADER, type Bus, type Topology } from "../platform/nats.js";
 
@@ -64,6 +64,7 @@ export async function recordRevocation(db: Queryable, topology: Topology, revoca
     JSON.stringify({ tenantId: revocation.tenantId, tokenId: revocation.tokenId }),
     JSON.stringify({ [TENANT_ID_NATS_HEADER]: revocation.tenantId }),
   ]);
+  markOutboxWritten(db);
 }
 
 /** Calls `onRevoked` for each revocation, and `onGap` when messages may have been missed. */

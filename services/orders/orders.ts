@@ -1,6 +1,6 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
-import { notifyCommitted, withTransaction, type Queryable } from "../platform/db.js";
+import { markOutboxWritten, notifyOutboxCommitted, withTransaction, type Queryable } from "../platform/db.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
@@ -134,12 +134,13 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
         throw error;
       });
     if (rows.length === 0) throw customerNotFound(input.customerId);
+    markOutboxWritten(db);
     return { ...order, createdAt: rows[0].created_at.toISOString(), updatedAt: rows[0].updated_at.toISOString() };
   };
 
   if (!idempotency) {
     const created = await insert(deps.pool);
-    notifyCommitted(deps.pool);
+    notifyOutboxCommitted(deps.pool);
     return { value: created, replayed: false };
   }
   return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, () => insert(client)));

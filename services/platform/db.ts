@@ -68,18 +68,29 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-const COMMITTED_EVENT = "waybill:committed";
+const OUTBOX_COMMITTED_EVENT = "waybill:outbox-committed";
+/** Connections whose open transaction wrote outbox rows (see markOutboxWritten). */
+const wroteOutbox = new WeakSet<object>();
 
-/** Tells listeners a write committed outside withTransaction (a single-statement write). */
-export function notifyCommitted(pool: Pool): void {
-  (pool as unknown as EventEmitter).emit(COMMITTED_EVENT);
+/**
+ * Notes that the transaction open on `db` wrote outbox rows, so that its commit wakes the outbox
+ * relay. Only such commits do: waking it on every commit made it drain, empty, after each
+ * read or record of a busy service, taking connections the work needed.
+ */
+export function markOutboxWritten(db: Queryable): void {
+  wroteOutbox.add(db);
 }
 
-/** Calls `listener` after every commit of withTransaction on `pool`; returns the unsubscribe. */
-export function onCommitted(pool: Pool, listener: () => void): () => void {
+/** Tells the relay that outbox rows committed outside withTransaction (a single-statement write). */
+export function notifyOutboxCommitted(pool: Pool): void {
+  (pool as unknown as EventEmitter).emit(OUTBOX_COMMITTED_EVENT);
+}
+
+/** Calls `listener` after every commit on `pool` that wrote outbox rows; returns the unsubscribe. */
+export function onOutboxCommitted(pool: Pool, listener: () => void): () => void {
   const emitter = pool as unknown as EventEmitter;
-  emitter.on(COMMITTED_EVENT, listener);
-  return () => emitter.off(COMMITTED_EVENT, listener);
+  emitter.on(OUTBOX_COMMITTED_EVENT, listener);
+  return () => emitter.off(OUTBOX_COMMITTED_EVENT, listener);
 }
 
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -88,12 +99,13 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     await client.query("BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
-    notifyCommitted(pool);
+    if (wroteOutbox.has(client)) notifyOutboxCommitted(pool);
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
+    wroteOutbox.delete(client);
     client.release();
   }
 }

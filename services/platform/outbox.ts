@@ -10,7 +10,7 @@ import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload }
 import { newId } from "./ids.js";
 import type { Logger } from "./logger.js";
 import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
-import { onCommitted, type Pool, type PoolClient, type Queryable } from "./db.js";
+import { markOutboxWritten, onOutboxCommitted, type Pool, type PoolClient, type Queryable } from "./db.js";
 
 export const OUTBOX_BATCH_SIZE = 200;
 export const OUTBOX_POLL_INTERVAL_MS = 500;
@@ -43,6 +43,7 @@ export async function appendEvents(client: Queryable, topology: Topology, events
   if (events.length === 0) return [];
   const { envelopes, rowsJson } = outboxRecords(topology, events);
   await client.query(outboxInsertSql("$1"), [rowsJson]);
+  markOutboxWritten(client);
   return envelopes;
 }
 
@@ -204,7 +205,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async start() {
       if (running) return;
       running = true;
-      unsubscribe = onCommitted(pool, signal);
+      unsubscribe = onOutboxCommitted(pool, signal);
       loop = run();
     },
     async stop() {
