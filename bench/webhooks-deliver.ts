@@ -14,6 +14,7 @@ import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../s
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK } from "../services/dispatcher/config.js";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { measureQueueRoundTrip } from "./jetstream-floor.js";
 import { formatResult, runLoad } from "./load.js";
 import { startSystem } from "./system.js";
@@ -125,19 +126,25 @@ try {
   arrivals.length = 0;
   distinctArrivals.clear();
 
+  // CPU of every process per delivery (the receiver runs in this process: "load generator").
+  const roots = { ...system.pids, "load generator": process.pid };
+  const cpuBefore = snapshotCpu(roots);
   const started = performance.now();
   await publishEvents(events);
   await waitForArrivals(events * hookCount, 600_000);
   const elapsed = (performance.now() - started) / 1000;
+  const signedCpu = formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount).replace("per request", "per delivery");
   const signedPerSecond = (events * hookCount) / elapsed;
   const duplicates = arrivals.length - distinctArrivals.size;
 
   const body = JSON.stringify({ id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"), total: "39.98" });
+  const bareCpuBefore = snapshotCpu(roots);
   const bare = await runLoad(
     receiverOrigin,
     () => ({ method: "POST", path: "/bare", headers: { "content-type": "application/json", "x-service-signature": `t=0,v1=${"0".repeat(64)}` }, body }),
     { concurrency, durationMs: Math.max(3_000, seconds * 1000), expectStatus: 204 },
   );
+  const bareCpu = formatCpuPerRequest(bareCpuBefore, snapshotCpu(roots), bare.requests);
 
   const queueFloor = await measureQueueRoundTrip(nc, { streamName: `${env.streamPrefix}FLOOR`, messages: 20_000, body: JSON.stringify({ eventJson: body, hookId: "hook_x" }) });
 
@@ -160,9 +167,9 @@ try {
 
   process.stdout.write(
     `${"signed deliveries (EVENTS → receiver)".padEnd(34)} ${signedPerSecond.toFixed(0).padStart(7)} /s       ` +
-      `(${events} events × ${hookCount} hooks = ${events * hookCount} in ${elapsed.toFixed(1)} s; ${duplicates} duplicates)\n`,
+      `(${events} events × ${hookCount} hooks = ${events * hookCount} in ${elapsed.toFixed(1)} s; ${duplicates} duplicates)\n${signedCpu}\n`,
   );
-  process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n`);
+  process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n${bareCpu}\n`);
   process.stdout.write(`ratio signed deliveries / bare POSTs: ${(signedPerSecond / bare.perSecond).toFixed(3)} (target >= 0.50)\n`);
   process.stdout.write(
     `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (each delivery is one DELIVERIES message: ceiling ratio ${(queueFloor / bare.perSecond).toFixed(3)})\n`,
