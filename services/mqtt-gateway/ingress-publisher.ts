@@ -2,7 +2,7 @@
 // readings alike: subject ingress.<tenant>.devices.<device>.<channel…>, the envelope of
 // ingress.ts, Nats-Msg-Id for deduplication, and only resolved once the stream stored it.
 import { createHash } from "node:crypto";
-import { ulid } from "ulid";
+import { newUlid } from "../platform/ids.js";
 import { UnavailableError } from "../platform/errors.js";
 import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
 import type { IngressMessage } from "./ingress.js";
@@ -34,7 +34,7 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
     receivedAt,
     payload: input.payload,
   };
-  const messageId = input.messageId ?? (input.dedupKey ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}` : `dm-${ulid()}`);
+  const messageId = input.messageId ?? (input.dedupKey ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}` : `dm-${newUlid()}`);
   const subject = bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel);
   await publishDurable(bus, subject, JSON.stringify(message), {
     msgId: messageId,

@@ -3,7 +3,7 @@
 // its sessions under its own instance id. When a replica dies without closing its sessions
 // (kill -9, lost machine) its lease runs out, its devices read as disconnected at once, and the
 // next replica's heartbeat reaps the rows and emits device.disconnected for them.
-import { ulid } from "ulid";
+import { newUlid } from "../platform/ids.js";
 import type { Logger } from "../platform/logger.js";
 import {
   reapExpiredInstances,
@@ -32,7 +32,7 @@ export interface Presence {
 export async function startPresence(deps: DeviceRegistryDeps & { logger: Logger; heartbeatMs: number }): Promise<Presence> {
   const { pool, logger, heartbeatMs } = deps;
   const leaseMs = heartbeatMs * LEASE_HEARTBEATS;
-  const instanceId = `gw-${ulid()}`;
+  const instanceId = `gw-${newUlid()}`;
   // What this instance holds, so a lease lost (database away longer than the lease) can be
   // re-registered with the truth.
   const live = new Map<string, { tenantId: string; deviceId: string; connections: number }>();

@@ -6,7 +6,7 @@
 // consumers are idempotent.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { ulid } from "ulid";
+import { newUlid } from "../platform/ids.js";
 import { DUPLICATE_WINDOW_MS } from "../platform/nats.js";
 
 const MAX_REMEMBERED = 100_000;
@@ -38,7 +38,7 @@ export function createRetransmissions(): Retransmissions {
       const digest = digestOf(key);
       const earlier = attempts.get(slot(key));
       if (resend && earlier?.digest === digest) return earlier.messageId;
-      const messageId = `dm-${ulid()}`;
+      const messageId = `dm-${newUlid()}`;
       attempts.set(slot(key), { messageId, digest });
       return messageId;
     },

@@ -21,6 +21,11 @@ function pooledRandom(): number {
 
 const nextUlid = monotonicFactory(pooledRandom);
 
+/** A bare ULID from the same pooled source (the ulid package's own default costs a system call per character). */
+export function newUlid(): string {
+  return nextUlid();
+}
+
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }
