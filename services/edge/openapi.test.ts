@@ -48,4 +48,18 @@ describe("OpenAPI document", () => {
     const list = document.paths["/products"].get.parameters.map((p: { name: string }) => p.name);
     expect(list).toEqual(expect.arrayContaining(["limit", "cursor"]));
   });
+
+  it("marks token and user creation as taking Idempotency-Key, and says a token replay has no value", () => {
+    const { document } = buildApi();
+    for (const path of ["/tokens", "/users"]) {
+      expect(document.paths[path].post.parameters, path).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })]));
+    }
+    const createToken = document.paths["/tokens"].post;
+    expect(createToken.description).toMatch(/replay/i);
+    expect(createToken.description).toContain("without `token`");
+    const created = createToken.responses["201"].content["application/json"].schema;
+    expect(created.properties.token).toMatchObject({ type: "string" });
+    expect(created.required).toEqual(expect.arrayContaining(["id", "name", "type", "createdAt", "expiresAt"]));
+    expect(created.required).not.toContain("token");
+  });
 });

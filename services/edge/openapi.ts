@@ -69,6 +69,7 @@ function operation(spec: RouteSpec) {
   return {
     operationId: operationId(spec),
     summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
     tags: [spec.tag],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(spec.capability === "public" ? { security: [] } : {}),

@@ -16,6 +16,8 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   /** Koa path relative to /v1, with :params (e.g. "/orders/:id"). */
   path: string;
   summary: string;
+  /** Longer prose for the OpenAPI operation, where the summary cannot say everything. */
+  description?: string;
   tag: string;
   /** What the caller must be allowed; "public" endpoints need no credential. */
   capability: Capability | "public";

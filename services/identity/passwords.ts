@@ -18,6 +18,14 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
 }
 
+/**
+ * scrypt with the password parameters and a caller-chosen salt, as hex: the same input and salt
+ * give the same string, so it can be compared for equality yet is as slow to guess as a password hash.
+ */
+export async function slowDigest(input: string, salt: string): Promise<string> {
+  return (await scrypt(input, Buffer.from(salt, "utf8"), KEY_LENGTH, { N, r: R, p: P })).toString("hex");
+}
+
 /** False for a wrong password and for any stored value this code did not write. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split("$");

@@ -1,7 +1,7 @@
 // The identity service: tenants, users, API tokens and session keys over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { IdentityServiceService, type Token as TokenMessage } from "../gen/waybill/identity/v1/identity.js";
+import { IdentityServiceService, type CreateTokenRequest, type CreateUserRequest, type Token as TokenMessage } from "../gen/waybill/identity/v1/identity.js";
 import { withTransaction } from "../platform/db.js";
 import { startGrpcServer, unary } from "../platform/grpc.js";
 import { createOutboxRelay } from "../platform/outbox.js";
@@ -14,9 +14,9 @@ import type { IdentityConfig } from "./config.js";
 import { ensureRevocationsStream, recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
 import { login } from "./sessions.js";
-import { createToken, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
+import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
 import type { TokenType } from "./tokens.js";
-import { createUser, listUsers, type Role } from "./users.js";
+import { createUserIdempotently, listUsers, type Role } from "./users.js";
 
 export const IDENTITY_SCHEMA = "identity";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -79,13 +79,14 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             login(pool, keys.current, config.SESSION_TTL_SECONDS, email, password),
           ),
           getSigningKeys: unary(logger, async () => ({ jwksJson })),
-          createToken: unary(logger, async (request: { tenantId: string; name: string; type: string; expiresAt?: string }) => {
-            const { token, value } = await createToken(pool, request.tenantId, {
-              name: request.name,
-              type: request.type as TokenType,
-              expiresAt: request.expiresAt ?? null,
-            });
-            return { token: tokenMessage(token), value };
+          createToken: unary(logger, async (request: CreateTokenRequest) => {
+            const { token, value, replayed } = await createTokenIdempotently(
+              pool,
+              request.tenantId,
+              { name: request.name, type: request.type as TokenType, expiresAt: request.expiresAt ?? null },
+              request.idempotency,
+            );
+            return { token: tokenMessage(token), value, replayed };
           }),
           listTokens: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
             const page = await listTokens(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
@@ -98,9 +99,9 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             });
             return {};
           }),
-          createUser: unary(logger, async (request: { tenantId: string; email: string; password: string; role: string }) => ({
-            user: await createUser(pool, request.tenantId, { email: request.email, password: request.password, role: request.role as Role }),
-          })),
+          createUser: unary(logger, (request: CreateUserRequest) =>
+            createUserIdempotently(pool, request.tenantId, { email: request.email, password: request.password, role: request.role as Role }, request.idempotency),
+          ),
           listUsers: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
             const page = await listUsers(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
             return { data: page.data, nextCursor: page.nextCursor ?? undefined };

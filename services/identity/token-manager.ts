@@ -1,6 +1,7 @@
 // The API token manager: create (value shown once), list (never the value), revoke.
-import type { Queryable } from "../platform/db.js";
+import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
 import { NotFoundError, ValidationError } from "../platform/errors.js";
+import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { generateToken, hashToken, type TokenType } from "./tokens.js";
@@ -54,6 +55,34 @@ export async function createToken(
     [newId("tok"), tenantId, input.name, input.type, hashToken(value), input.expiresAt],
   );
   return { token: fromRow(rows[0]), value };
+}
+
+export interface CreatedToken {
+  token: TokenRecord;
+  /** The token value; undefined in a replay (it exists only as a hash, so it cannot be answered twice). */
+  value?: string;
+  replayed: boolean;
+}
+
+/**
+ * createToken behind an Idempotency-Key: the key is stored with the token's metadata in the same
+ * transaction as the token. The value itself is never stored, so a replay answers the metadata only.
+ */
+export async function createTokenIdempotently(
+  pool: Pool,
+  tenantId: string,
+  input: { name: string; type: TokenType; expiresAt: string | null },
+  idempotency?: IdempotencyRequest,
+): Promise<CreatedToken> {
+  let value: string | undefined;
+  const stored = await withTransaction(pool, (client) =>
+    idempotent<TokenRecord>(client, tenantId, "tokens.create", idempotency, async () => {
+      const created = await createToken(client, tenantId, input);
+      value = created.value;
+      return created.token;
+    }),
+  );
+  return { token: stored.value, value: stored.replayed ? undefined : value, replayed: stored.replayed };
 }
 
 export async function listTokens(db: Queryable, tenantId: string, limit: number, cursor?: string): Promise<Page<TokenRecord>> {

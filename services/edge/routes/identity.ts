@@ -21,11 +21,30 @@ const tokenOut = (t: Token) => ({ ...t, expiresAt: t.expiresAt ?? null, lastUsed
 export function identityRoutes(api: Api, identity: IdentityServiceClient): void {
   route(
     api,
-    { method: "post", path: "/tokens", summary: "Create an API token (its value is shown only in this answer)", tag: "tokens", capability: "tokens:manage", body: createTokenBody, response: createdTokenOutput, status: 201 },
-    async ({ body, principal }) => {
-      const created = await callUnary(identity.createToken.bind(identity), { tenantId: principal.tenantId, ...body });
+    {
+      method: "post",
+      path: "/tokens",
+      summary: "Create an API token (its value is shown only in this answer)",
+      description:
+        "The token value is stored only as a SHA-256 hash, so it appears in the first answer alone. " +
+        "A replay (the same Idempotency-Key and body within 24 h, answered with `Idempotent-Replayed: true`) " +
+        "answers 201 with the first answer's id, name, type, createdAt and expiresAt but without `token`.",
+      tag: "tokens",
+      capability: "tokens:manage",
+      body: createTokenBody,
+      response: createdTokenOutput,
+      status: 201,
+      idempotent: true,
+    },
+    async ({ body, principal, idempotency }) => {
+      const created = await callUnary(identity.createToken.bind(identity), { tenantId: principal.tenantId, ...body, idempotency });
       const { lastUsedAt: _l, revokedAt: _r, ...token } = tokenOut(created.token!);
-      return { body: { ...token, token: created.value }, headers: { "Cache-Control": "no-store" } };
+      // A replay has no value to show (identity keeps only its hash): the field is left out.
+      return {
+        body: created.value === undefined ? token : { ...token, token: created.value },
+        headers: { "Cache-Control": "no-store" },
+        replayed: created.replayed,
+      };
     },
   );
   route(
@@ -46,10 +65,10 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "post", path: "/users", summary: "Create a user in the caller's tenant", tag: "users", capability: "users:manage", body: createUserBody, response: userOutput, status: 201 },
-    async ({ body, principal }) => {
-      const { user } = await callUnary(identity.createUser.bind(identity), { tenantId: principal.tenantId, ...body });
-      return { body: user };
+    { method: "post", path: "/users", summary: "Create a user in the caller's tenant", tag: "users", capability: "users:manage", body: createUserBody, response: userOutput, status: 201, idempotent: true },
+    async ({ body, principal, idempotency }) => {
+      const { user, replayed } = await callUnary(identity.createUser.bind(identity), { tenantId: principal.tenantId, ...body, idempotency });
+      return { body: user, replayed };
     },
   );
   route(

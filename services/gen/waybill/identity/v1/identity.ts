@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Idempotency } from "../../common/v1/idempotency.js";
 
 export const protobufPackage = "waybill.identity.v1";
 
@@ -70,14 +71,22 @@ export interface CreateTokenRequest {
   name: string;
   type: string;
   expiresAt?: string | undefined;
+  idempotency?: Idempotency | undefined;
 }
 
 export interface CreateTokenResponse {
   token:
     | Token
     | undefined;
-  /** The token value, shown only here. */
-  value: string;
+  /**
+   * The token value, shown only in the first answer: it is stored only as a hash, so a replay
+   * (same Idempotency-Key) answers the token's metadata without it.
+   */
+  value?:
+    | string
+    | undefined;
+  /** True when this answer replays the first request with the same Idempotency-Key. */
+  replayed: boolean;
 }
 
 export interface ListTokensRequest {
@@ -111,10 +120,15 @@ export interface CreateUserRequest {
   email: string;
   password: string;
   role: string;
+  idempotency?: Idempotency | undefined;
 }
 
 export interface CreateUserResponse {
-  user: User | undefined;
+  user:
+    | User
+    | undefined;
+  /** True when this answer replays the first request with the same Idempotency-Key. */
+  replayed: boolean;
 }
 
 export interface ListUsersRequest {
@@ -821,7 +835,7 @@ export const Token: MessageFns<Token> = {
 };
 
 function createBaseCreateTokenRequest(): CreateTokenRequest {
-  return { tenantId: "", name: "", type: "", expiresAt: undefined };
+  return { tenantId: "", name: "", type: "", expiresAt: undefined, idempotency: undefined };
 }
 
 export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
@@ -837,6 +851,9 @@ export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
     }
     if (message.expiresAt !== undefined) {
       writer.uint32(34).string(message.expiresAt);
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -886,6 +903,14 @@ export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -912,6 +937,7 @@ export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : undefined,
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
     };
   },
 
@@ -929,6 +955,9 @@ export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
     return obj;
   },
 
@@ -941,12 +970,15 @@ export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
     message.name = object.name ?? "";
     message.type = object.type ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCreateTokenResponse(): CreateTokenResponse {
-  return { token: undefined, value: "" };
+  return { token: undefined, value: undefined, replayed: false };
 }
 
 export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
@@ -954,8 +986,11 @@ export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
     if (message.token !== undefined) {
       Token.encode(message.token, writer.uint32(10).fork()).join();
     }
-    if (message.value !== "") {
+    if (message.value !== undefined) {
       writer.uint32(18).string(message.value);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(24).bool(message.replayed);
     }
     return writer;
   },
@@ -989,6 +1024,14 @@ export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
             message.value = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1004,7 +1047,8 @@ export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
   fromJSON(object: any): CreateTokenResponse {
     return {
       token: isSet(object.token) ? Token.fromJSON(object.token) : undefined,
-      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -1013,8 +1057,11 @@ export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
     if (message.token !== undefined) {
       obj.token = Token.toJSON(message.token);
     }
-    if (message.value !== "") {
+    if (message.value !== undefined) {
       obj.value = message.value;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
     }
     return obj;
   },
@@ -1025,7 +1072,8 @@ export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
   fromPartial<I extends Exact<DeepPartial<CreateTokenResponse>, I>>(object: I): CreateTokenResponse {
     const message = createBaseCreateTokenResponse();
     message.token = (object.token !== undefined && object.token !== null) ? Token.fromPartial(object.token) : undefined;
-    message.value = object.value ?? "";
+    message.value = object.value ?? undefined;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };
@@ -1487,7 +1535,7 @@ export const User: MessageFns<User> = {
 };
 
 function createBaseCreateUserRequest(): CreateUserRequest {
-  return { tenantId: "", email: "", password: "", role: "" };
+  return { tenantId: "", email: "", password: "", role: "", idempotency: undefined };
 }
 
 export const CreateUserRequest: MessageFns<CreateUserRequest> = {
@@ -1503,6 +1551,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     }
     if (message.role !== "") {
       writer.uint32(34).string(message.role);
+    }
+    if (message.idempotency !== undefined) {
+      Idempotency.encode(message.idempotency, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1552,6 +1603,14 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
             message.role = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotency = Idempotency.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1574,6 +1633,7 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
       role: isSet(object.role) ? globalThis.String(object.role) : "",
+      idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
     };
   },
 
@@ -1591,6 +1651,9 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     if (message.role !== "") {
       obj.role = message.role;
     }
+    if (message.idempotency !== undefined) {
+      obj.idempotency = Idempotency.toJSON(message.idempotency);
+    }
     return obj;
   },
 
@@ -1603,18 +1666,24 @@ export const CreateUserRequest: MessageFns<CreateUserRequest> = {
     message.email = object.email ?? "";
     message.password = object.password ?? "";
     message.role = object.role ?? "";
+    message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
+      ? Idempotency.fromPartial(object.idempotency)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCreateUserResponse(): CreateUserResponse {
-  return { user: undefined };
+  return { user: undefined, replayed: false };
 }
 
 export const CreateUserResponse: MessageFns<CreateUserResponse> = {
   encode(message: CreateUserResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.user !== undefined) {
       User.encode(message.user, writer.uint32(10).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
     }
     return writer;
   },
@@ -1640,6 +1709,14 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
             message.user = User.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1653,13 +1730,19 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
   },
 
   fromJSON(object: any): CreateUserResponse {
-    return { user: isSet(object.user) ? User.fromJSON(object.user) : undefined };
+    return {
+      user: isSet(object.user) ? User.fromJSON(object.user) : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
   },
 
   toJSON(message: CreateUserResponse): unknown {
     const obj: any = {};
     if (message.user !== undefined) {
       obj.user = User.toJSON(message.user);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
     }
     return obj;
   },
@@ -1670,6 +1753,7 @@ export const CreateUserResponse: MessageFns<CreateUserResponse> = {
   fromPartial<I extends Exact<DeepPartial<CreateUserResponse>, I>>(object: I): CreateUserResponse {
     const message = createBaseCreateUserResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
+    message.replayed = object.replayed ?? false;
     return message;
   },
 };
