@@ -1,7 +1,7 @@
 // Bad input gets the documented problem+json answer, never a 5xx.
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request, type Answer } from "./support/http.js";
+import { request, type Answer, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 
@@ -24,11 +24,6 @@ const valid = {
   orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "1.00" }],
 };
 
-function expectProblem(answer: Answer, status: number, code: string) {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get("content-type")).toContain("application/problem+json");
-  expect(answer.body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining(code) });
-}
 
 describe("request bodies", () => {
   it("answers 400 invalid_json to a body that is not JSON", async () => {

@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEdgeConfig } from "../services/edge/config.js";
 import { startEdge, type EdgeHandle } from "../services/edge/service.js";
-import { request, type Answer } from "./support/http.js";
+import { request, type Answer, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 const ADMIN = { email: "admin@identity.test", password: "admin-password-1" };
@@ -24,11 +24,6 @@ afterAll(async () => {
 
 const api = (path: string, init: Parameters<typeof request>[1] = {}) => request(`${stack.baseUrl}${path}`, init);
 
-function expectProblem(answer: Answer, status: number, code: string) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.headers.get("content-type")).toContain("application/problem+json");
-  expect(answer.body.code).toBe(code);
-}
 
 async function createToken(type: string, extra: Record<string, unknown> = {}) {
   const answer = await api("/tokens", { token: stack.token, json: { name: `${type} token`, type, ...extra } });

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../services/edge/route.js";
-import { request, type Answer } from "./support/http.js";
+import { request, type Answer, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -21,11 +21,6 @@ afterAll(async () => {
 
 const api = (path: string, init: Parameters<typeof request>[1] = {}) => request(`${stack.baseUrl}${path}`, init);
 
-function expectProblem(answer: Answer, status: number, code: string) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(answer.headers.get("content-type")).toContain("application/problem+json");
-  expect(answer.body.code).toBe(code);
-}
 
 async function storedRecords(scope: string, key: string) {
   const { rows } = await db.query<{ request_hash: string; response: unknown }>(

@@ -1,4 +1,5 @@
 // A small HTTP client for tests: JSON in, status + headers + parsed body out.
+import { expect } from "vitest";
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -35,4 +36,11 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Asserts an RFC 9457 problem answer with this status and stable code. */
+export function expectProblem(answer: Answer, status: number, code: string): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.headers.get("content-type")).toContain("application/problem+json");
+  expect(answer.body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.stringContaining(code) });
 }
