@@ -72,8 +72,8 @@ export function snapshotCpu(roots: Record<string, number>): CpuSnapshot | undefi
  * Compared process by process: one that started meanwhile counts from zero; one that ended
  * meanwhile is missing (a short-lived process's CPU is lost, never counted negative).
  */
-export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number): string {
-  if (!before || !after || requests === 0) return "  CPU per request: not measured (needs /proc)";
+export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number, unit = "request"): string {
+  if (!before || !after || requests === 0) return `  CPU per ${unit}: not measured (needs /proc)`;
   const groups = new Map<string, number>();
   for (const [pid, { group, cpu }] of after) groups.set(group, (groups.get(group) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
   const parts: string[] = [];
@@ -83,5 +83,5 @@ export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuS
     sum += ms;
     if (ms >= 0.005) parts.push(`${name} ${ms.toFixed(2)}`);
   }
-  return `  CPU ms per request: ${parts.join(", ")}; total ${sum.toFixed(2)}`;
+  return `  CPU ms per ${unit}: ${parts.join(", ")}; total ${sum.toFixed(2)}`;
 }

@@ -78,7 +78,7 @@ try {
     const before = snapshotCpu(roots);
     const result = await measure(clients, seconds * 1000, send);
     const drainMs = await waitForDrain(nc, env.topology);
-    return { result, drainMs, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.messages).replace("per request", "per message") };
+    return { result, drainMs, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.messages, "message") };
   };
   const baselinePhase = await phase(bare);
   const gatewayPhase = await phase(viaGateway);

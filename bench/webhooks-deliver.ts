@@ -133,7 +133,7 @@ try {
   await publishEvents(events);
   await waitForArrivals(events * hookCount, 600_000);
   const elapsed = (performance.now() - started) / 1000;
-  const signedCpu = formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount).replace("per request", "per delivery");
+  const signedCpu = formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery");
   const signedPerSecond = (events * hookCount) / elapsed;
   const duplicates = arrivals.length - distinctArrivals.size;
 

@@ -44,15 +44,7 @@ export interface Deliverer {
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const now = deps.now ?? Date.now;
   // Concurrent attempts share their reads and writes: one statement for many (see batcher.ts).
-  // The transaction only holds row locks until the signing is done; its commit has nothing that
-  // must survive a crash, so it does not wait for the WAL flush (which made every batch of
-  // reads as slow as a durable write).
-  const prepare = createBatcher((deliveries: Delivery[]) =>
-    withTransaction(deps.db, async (client) => {
-      await client.query("SET LOCAL synchronous_commit = off");
-      return prepareAttempts(client, deliveries);
-    }),
-  );
+  const prepare = createBatcher((deliveries: Delivery[]) => withTransaction(deps.db, (client) => prepareAttempts(client, deliveries)));
   const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
 
   /**

@@ -33,7 +33,6 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
     tenant_id: tenantId,
     kind: event.kind,
     time: event.time,
-    event_time: event.time,
     transaction_id: event.transactionId,
     raw: eventJson,
     headers: { [TRANSACTION_ID_NATS_HEADER]: event.transactionId, [TENANT_ID_NATS_HEADER]: tenantId },
@@ -41,20 +40,20 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
   const { rows } = await db.query<{ id: string; fresh: boolean; deliveries: number }>(
     `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time timestamptz, event_time text, transaction_id text, raw text, headers jsonb)
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text, headers jsonb)
      ), logged AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
-       SELECT id, tenant_id, kind, time, transaction_id, raw::jsonb FROM input
+       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      ), queued AS (
        INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
        SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
               jsonb_build_object('deliveryId', i.id || ':' || h.id, 'tenantId', i.tenant_id, 'hookId', h.id, 'trigger', 'event',
-                                 'eventId', i.id, 'eventKind', i.kind, 'eventTime', i.event_time, 'eventJson', i.raw),
+                                 'eventId', i.id, 'eventKind', i.kind, 'eventTime', i.time, 'eventJson', i.raw),
               i.headers
          FROM input i
          JOIN logged l ON l.id = i.id
-         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time
+         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
        ON CONFLICT (id) DO NOTHING RETURNING split_part(id, ':', 1) AS event_id
      )
      SELECT i.id, l.id IS NOT NULL AS fresh, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS deliveries

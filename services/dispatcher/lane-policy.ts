@@ -1,8 +1,8 @@
-// How much each hook's lane may hold, decided from what the lane has shown so far. Busy, healthy
-// hooks keep their lanes fed from memory (a round trip through JetStream costs far more than a
-// few milliseconds' wait); slow ones hold what they finish within a couple of seconds; one whose
-// receiver hangs is noticed by the age of its oldest running delivery, before any delivery to it
-// has even finished, and then holds next to nothing.
+// How much each hook's lane may hold, decided from what the lane has shown so far. Every lane
+// holds what it is expected to finish within the ack wait, up to its share of the held budget:
+// busy, healthy hooks keep their lanes fed from memory, slow ones hold little; one whose receiver
+// hangs is noticed by the age of its oldest running delivery, before any delivery to it has even
+// finished, and then holds next to nothing.
 
 export const MIN_QUEUE_PER_HOOK = 2;
 /**

@@ -84,15 +84,8 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
  * is skipped. Returns false when it was a duplicate.
  */
 export async function processOnce(pool: Pool, consumer: string, messageId: string, fn: (client: PoolClient) => Promise<void>): Promise<boolean> {
-  return withTransaction(pool, async (client) => {
-    const { rowCount } = await client.query(
-      "INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-      [consumer, messageId],
-    );
-    if (rowCount === 0) return false;
-    await fn(client);
-    return true;
-  });
+  const [fresh] = await processOnceBatch(pool, consumer, [messageId], (client) => fn(client));
+  return fresh;
 }
 
 /**

@@ -162,7 +162,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       await client.query("BEGIN");
       // SKIP LOCKED lets several replicas relay side by side without publishing a row twice.
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, subject, event, headers FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, subject, event, headers FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [OUTBOX_BATCH_SIZE],
       );
       if (rows.length > 0) await fn(client, rows);
