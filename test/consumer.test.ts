@@ -67,8 +67,8 @@ describe("startConsumer + processOnce", () => {
   it("processOnceBatch applies the new ids of a batch once, in one transaction, and skips repeats", async () => {
     await pool.query("CREATE TABLE batch_applied (id text PRIMARY KEY)");
     const apply = (ids: string[]) =>
-      processOnceBatch(pool, "batch-test", ids, async (client, fresh) => {
-        await client.query("INSERT INTO batch_applied SELECT unnest($1::text[])", [[...fresh]]);
+      processOnceBatch(pool, "batch-test", ids, async (client, isNew) => {
+        await client.query("INSERT INTO batch_applied SELECT unnest($1::text[])", [ids.filter((_, i) => isNew[i])]);
       });
     // "x" twice in one batch: the second copy is a duplicate of the first.
     expect(await apply(["x", "y", "x"])).toEqual([true, true, false]);

@@ -55,7 +55,12 @@ async function main(): Promise<void> {
   // their own): they are stopped here, last, after the services have drained.
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
-  process.on("SIGHUP", () => void stopAll(0)); // the terminal closed
+  // The terminal closed: writing to it now fails (EIO), which must not end the drain.
+  process.on("SIGHUP", () => {
+    process.stdout.on("error", () => {});
+    process.stderr.on("error", () => {});
+    void stopAll(0);
+  });
 
   try {
     const databaseUrl = await ensureServer("PostgreSQL", launcher.DATABASE_URL, 5432, () => startPrivatePostgres(dataDir), running);

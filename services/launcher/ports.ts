@@ -37,7 +37,7 @@ export async function freePorts(count: number, host = "127.0.0.1"): Promise<numb
 }
 
 /** Whether `error` is a listen() failing because the port is taken. */
-export function isAddressInUse(error: unknown): boolean {
+function isAddressInUse(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "EADDRINUSE";
 }
 

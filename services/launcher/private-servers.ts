@@ -15,10 +15,10 @@ import { answers, freePort } from "./ports.js";
 const run = promisify(execFile);
 
 /** How often a server is started again on another free port when its port was taken meanwhile. */
-export const START_ATTEMPTS = 3;
-export const START_TIMEOUT_MS = 30_000;
+const START_ATTEMPTS = 3;
+const START_TIMEOUT_MS = 30_000;
 /** A server that has not stopped this long after its stop signal is killed. */
-export const STOP_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 30_000;
 
 export class MissingBinaryError extends Error {}
 

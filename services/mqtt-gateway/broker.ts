@@ -167,7 +167,7 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
       packet.topic = scopedTopic(ref.tenantId, deviceTopic);
       const attempt =
         packet.qos > 0 && packet.messageId !== undefined
-          ? { clientId: client.id, packetId: packet.messageId, topic: deviceTopic, payload: Buffer.from(packet.payload) }
+          ? { clientId: client.id, packetId: packet.messageId, topic: deviceTopic, payload: packet.payload }
           : undefined;
       // A persistent session resends an unacknowledged publish under the same packet id.
       const messageId = attempt && retransmissions.messageIdFor(attempt, !client.clean || packet.dup);
@@ -229,8 +229,6 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
     }
   });
 
-  const liveClients = () => [...clientsByToken.values()].flatMap((set) => [...set]);
-
   return {
     broker,
     revoke(tokenId) {
@@ -238,12 +236,11 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
       for (const client of clientsByToken.get(tokenId) ?? []) end(client, "revoked");
     },
     async revalidate() {
+      // One identity lookup per token, whatever number of sessions it has.
       const byToken = new Map<string, { token: string; clients: Client[] }>();
-      for (const client of liveClients()) {
-        const session = sessions.get(client)!;
-        const entry = byToken.get(session.principal.credentialId) ?? { token: session.token, clients: [] };
-        entry.clients.push(client);
-        byToken.set(session.principal.credentialId, entry);
+      for (const [tokenId, clients] of clientsByToken) {
+        const first = clients.values().next().value;
+        if (first) byToken.set(tokenId, { token: sessions.get(first)!.token, clients: [...clients] });
       }
       let closed = 0;
       const entries = [...byToken.entries()];

@@ -99,11 +99,14 @@ export async function retireInstance(pool: Pool, instanceId: string): Promise<vo
 /**
  * Deletes the instances whose lease ran out and their sessions, and emits device.disconnected
  * for each device left without a live session. Row locks make concurrent reapers (replicas)
- * report each session once. Returns how many sessions were reaped.
+ * report each session once. Returns how many devices lost a session.
  */
 export async function reapExpiredInstances(deps: DeviceRegistryDeps): Promise<number> {
   return withTransaction(deps.pool, async (client) => {
     const dead = await client.query<{ id: string }>(`DELETE FROM gateway_instances WHERE expires_at <= now() RETURNING id`);
+    // Nothing expired (the usual beat): no scan of the sessions. Rows of instances gone some other
+    // way are never counted as live (LIVE_SESSION_SQL) and go with the next reap.
+    if (dead.rows.length === 0) return 0;
     const { rows } = await client.query<{ tenant_id: string; device_id: string; token_id: string | null; still_connected: boolean }>(
       `WITH reaped AS (
          DELETE FROM device_sessions s

@@ -20,11 +20,8 @@ import {
 const LEASE_HEARTBEATS = 3;
 
 export interface Presence {
-  instanceId: string;
   connected(ref: DeviceRef): Promise<void>;
   disconnected(ref: DeviceRef): Promise<void>;
-  /** One heartbeat now: renew (or re-register) the lease, then reap dead instances. */
-  beat(): Promise<void>;
   /** Ends the lease; call after the broker closed its sessions. */
   stop(): Promise<void>;
 }
@@ -41,22 +38,36 @@ export async function startPresence(deps: DeviceRegistryDeps & { logger: Logger;
 
   const reap = async () => {
     const reaped = await reapExpiredInstances(deps);
-    if (reaped > 0) logger.info({ sessions: reaped }, "reaped device sessions of gateway instances whose lease ran out");
+    if (reaped > 0) logger.info({ devices: reaped }, "reaped device sessions of gateway instances whose lease ran out");
   };
-  let beating: Promise<void> = Promise.resolve();
+  // Every registry write of this instance runs in one line, and `live` changes as each runs: a
+  // lease registered again from `live` then holds exactly the writes before it, never one that
+  // is still to come (which would count a connection twice). Connects are not held up by it:
+  // the broker does not wait for them.
+  let writes: Promise<void> = Promise.resolve();
+  const inLine = (task: () => Promise<void>) => {
+    const done = writes.then(task);
+    writes = done.catch(() => {});
+    return done;
+  };
+  let beating: Promise<void> | undefined;
   const beat = () => {
-    beating = beating.then(async () => {
-      try {
+    // A slow database: the beat still running is enough.
+    beating ??= renewAndReap().finally(() => (beating = undefined));
+    return beating;
+  };
+  const renewAndReap = async () => {
+    try {
+      await inLine(async () => {
         if (!(await renewInstance(pool, instanceId, leaseMs))) {
           logger.warn({ instanceId }, "gateway lease had expired; registering its live sessions again");
           await registerInstance(pool, instanceId, leaseMs, snapshot());
         }
-        await reap();
-      } catch (error) {
-        logger.warn({ err: (error as Error).message }, "could not renew the gateway lease; will retry");
-      }
-    });
-    return beating;
+      });
+      await reap();
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, "could not renew the gateway lease; will retry");
+    }
   };
 
   await registerInstance(pool, instanceId, leaseMs, []);
@@ -65,22 +76,23 @@ export async function startPresence(deps: DeviceRegistryDeps & { logger: Logger;
   timer.unref();
 
   return {
-    instanceId,
-    async connected(ref) {
-      const entry = live.get(keyOf(ref)) ?? { tenantId: ref.tenantId, deviceId: ref.deviceId, connections: 0 };
-      entry.connections++;
-      live.set(keyOf(ref), entry);
-      await recordConnected(deps, ref, instanceId);
-    },
-    async disconnected(ref) {
-      const entry = live.get(keyOf(ref));
-      if (entry && --entry.connections <= 0) live.delete(keyOf(ref));
-      await recordDisconnected(deps, ref, instanceId);
-    },
-    beat,
+    connected: (ref) =>
+      inLine(async () => {
+        const entry = live.get(keyOf(ref)) ?? { tenantId: ref.tenantId, deviceId: ref.deviceId, connections: 0 };
+        entry.connections++;
+        live.set(keyOf(ref), entry);
+        await recordConnected(deps, ref, instanceId);
+      }),
+    disconnected: (ref) =>
+      inLine(async () => {
+        const entry = live.get(keyOf(ref));
+        if (entry && --entry.connections <= 0) live.delete(keyOf(ref));
+        await recordDisconnected(deps, ref, instanceId);
+      }),
     async stop() {
       clearInterval(timer);
       await beating;
+      await writes;
       await retireInstance(pool, instanceId);
     },
   };

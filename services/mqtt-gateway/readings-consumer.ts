@@ -33,9 +33,9 @@ export function startReadingsConsumer(deps: { pool: Pool; bus: Bus; logger: Logg
       deps.pool,
       DEVICE_READINGS_DURABLE,
       readings.map((r) => r.message.messageId),
-      async (client, fresh) => {
+      async (client, isNew) => {
         const events = readings
-          .filter((r) => fresh.has(r.message.messageId))
+          .filter((_, i) => isNew[i])
           .map(({ message, reading, transactionId }) => ({
             tenantId: message.tenantId,
             transactionId,

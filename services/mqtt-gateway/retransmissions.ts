@@ -16,7 +16,7 @@ export interface RetransmissionKey {
   clientId: string;
   packetId: number;
   topic: string;
-  payload: Buffer;
+  payload: string | Buffer;
 }
 
 export interface Retransmissions {

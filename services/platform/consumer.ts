@@ -90,22 +90,18 @@ export async function processOnce(pool: Pool, consumer: string, messageId: strin
 
 /**
  * `processOnce` for many messages in one transaction: records the ids in the inbox and runs `fn`
- * with those not seen before (in the order given). Returns, per id given, whether it was new.
+ * with, per id given, whether it is new (a second copy of an id in the same batch is not).
+ * Returns those same flags.
  */
-export async function processOnceBatch(pool: Pool, consumer: string, messageIds: string[], fn: (client: PoolClient, fresh: Set<string>) => Promise<void>): Promise<boolean[]> {
+export async function processOnceBatch(pool: Pool, consumer: string, messageIds: string[], fn: (client: PoolClient, isNew: boolean[]) => Promise<void>): Promise<boolean[]> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ message_id: string }>(
       "INSERT INTO inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id",
       [consumer, [...new Set(messageIds)]],
     );
     const fresh = new Set(rows.map((r) => r.message_id));
-    if (fresh.size > 0) await fn(client, fresh);
-    // A second copy of an id in the same batch is a duplicate of the first.
-    const seen = new Set<string>();
-    return messageIds.map((id) => {
-      const first = fresh.has(id) && !seen.has(id);
-      seen.add(id);
-      return first;
-    });
+    const isNew = messageIds.map((id) => fresh.delete(id)); // true for the first copy only
+    if (isNew.includes(true)) await fn(client, isNew);
+    return isNew;
   });
 }
