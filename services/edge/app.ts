@@ -8,7 +8,7 @@ import type { TokenResolver } from "../identity/token-resolver.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { problemResponses } from "./middleware/problem.js";
-import { requestContext } from "./middleware/request-context.js";
+import { refuseInvalidTransactionId, requestContext } from "./middleware/request-context.js";
 import { ordersRoutes } from "./routes/orders.js";
 import { customersRoutes } from "./routes/customers.js";
 import { shipmentsRoutes } from "./routes/shipments.js";
@@ -59,6 +59,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by problemResponses, once
   app.use(requestContext(deps.logger));
   app.use(problemResponses(deps.logger));
+  app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {
     const answer = ctx.method === "GET" ? await deps.ops.answer(ctx.path) : undefined;
     if (!answer) return next();

@@ -7,11 +7,9 @@
 // Receiving: a core subscription on the same subject (a stream's subject is still delivered to
 // core subscribers). A subscriber that was disconnected may have missed messages; it clears its
 // whole cache on reconnect, and cached answers expire anyway.
-import { nanos } from "@nats-io/transport-node";
-import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import { markOutboxWritten, type Queryable } from "../platform/db.js";
 import { newId } from "../platform/ids.js";
-import { DUPLICATE_WINDOW_MS, TENANT_ID_NATS_HEADER, type Bus, type Topology } from "../platform/nats.js";
+import { TENANT_ID_NATS_HEADER, type Bus, type Topology } from "../platform/nats.js";
 
 export interface Revocation {
   tenantId: string;
@@ -19,39 +17,10 @@ export interface Revocation {
 }
 
 /** Kind of the outbox rows that carry revocations (not a catalog event: never in EVENTS). */
-export const REVOCATION_OUTBOX_KIND = "identity.token_revoked";
-/** The stream only has to accept each revocation; nobody replays it, so it keeps a day. */
-export const REVOCATIONS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const REVOCATION_OUTBOX_KIND = "identity.token_revoked";
 
 export function revocationsSubject(bus: Bus): string {
   return bus.topology.revocationsSubject;
-}
-
-export function revocationsStreamConfig(topology: Topology, streamPrefix: string): Partial<StreamConfig> & { name: string } {
-  return {
-    name: `${streamPrefix}REVOCATIONS`,
-    subjects: [topology.revocationsSubject],
-    storage: StorageType.File,
-    num_replicas: 1,
-    retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
-    max_age: nanos(REVOCATIONS_MAX_AGE_MS),
-    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-  };
-}
-
-/** Creates the stream that acknowledges revocations, or updates it (idempotent; several replicas may race). */
-export async function ensureRevocationsStream(bus: Bus, streamPrefix: string): Promise<void> {
-  const config = revocationsStreamConfig(bus.topology, streamPrefix);
-  try {
-    await bus.jsm.streams.info(config.name);
-  } catch {
-    await bus.jsm.streams.add(config).catch((error: Error) => {
-      if (!/already in use/i.test(error.message)) throw error;
-    });
-    return;
-  }
-  await bus.jsm.streams.update(config.name, config);
 }
 
 /** Queues the revocation in the outbox, inside the caller's transaction. */

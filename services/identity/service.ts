@@ -11,7 +11,7 @@ import { startRuntime } from "../platform/runtime.js";
 import { createAuthenticator } from "./authenticate.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import type { IdentityConfig } from "./config.js";
-import { ensureRevocationsStream, recordRevocation } from "./revocations.js";
+import { recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
 import { login } from "./sessions.js";
 import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
@@ -45,7 +45,6 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
     if (bootstrap) announceBootstrap(bootstrap, deps.announce ?? ((text) => process.stdout.write(text)));
     // Revocations leave through the outbox (see revocations.ts): the relay retries until
     // JetStream acknowledges them.
-    await ensureRevocationsStream(bus, config.STREAM_PREFIX);
     const relay = createOutboxRelay({ pool, bus, schema: IDENTITY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);

@@ -41,12 +41,6 @@ export interface TokenResolver {
 /** Asks identity who a token belongs to; rejects with identity's 401 when it is not valid. */
 export type TokenLookup = (token: string) => Promise<TokenPrincipal>;
 
-/**
- * Revocations remembered while lookups are in flight. Past this many, the resolver treats the
- * next revocation as a gap instead (safe: nothing in flight gets cached), so memory stays bounded.
- */
-export const MAX_PENDING_REVOCATIONS = 10_000;
-
 export function createTokenResolver(identity: IdentityServiceClient, options: { ttlMs: number; max: number }): TokenResolver {
   return createCachingTokenResolver(async (token) => {
     const answer = await callUnary(identity.authenticate.bind(identity), { token });
@@ -57,13 +51,11 @@ export function createTokenResolver(identity: IdentityServiceClient, options: { 
 export function createCachingTokenResolver(lookup: TokenLookup, options: { ttlMs: number; max: number }): TokenResolver {
   const cache = new LRUCache<string, TokenPrincipal>({ max: options.max, ttl: Math.max(1, options.ttlMs) });
   // A lookup in flight when its token is revoked may carry identity's answer from before the
-  // revocation; caching it would undo the revocation for up to ttlMs. So every revocation and
-  // gap advances `epoch`, and a lookup's answer is cached only when nothing that concerns it
-  // happened after it started.
+  // revocation; caching it would undo the revocation for up to ttlMs. Every revocation and gap
+  // advances `epoch`, and an answer is cached only when the epoch did not move while it was
+  // asked for (revocations are rare: caching a little less meanwhile costs nothing). The answer
+  // itself still serves its request, which was under way before the revocation.
   let epoch = 0;
-  let gapEpoch = 0;
-  const revokedAt = new Map<string, number>(); // credentialId → epoch of its revocation
-  let inFlight = 0;
 
   return {
     async resolve(token) {
@@ -75,18 +67,8 @@ export function createCachingTokenResolver(lookup: TokenLookup, options: { ttlMs
         throw new UnauthenticatedError("token_expired", "The bearer token has expired.");
       }
       const startedAt = epoch;
-      inFlight += 1;
-      let principal: TokenPrincipal;
-      try {
-        principal = await lookup(token);
-      } finally {
-        inFlight -= 1;
-      }
-      const revokedMeanwhile = (revokedAt.get(principal.credentialId) ?? -1) > startedAt;
-      if (inFlight === 0) revokedAt.clear(); // no lookup left that could have raced them
-      // Identity's answer predates the revocation this process has already applied.
-      if (revokedMeanwhile) throw new UnauthenticatedError("token_revoked", "The bearer token has been revoked.");
-      if (options.ttlMs > 0 && gapEpoch <= startedAt) {
+      const principal = await lookup(token);
+      if (options.ttlMs > 0 && epoch === startedAt) {
         const ttl = principal.expiresAtMs === 0 ? undefined : Math.min(options.ttlMs, Math.max(1, principal.expiresAtMs - Date.now()));
         cache.set(key, principal, { ttl });
       }
@@ -94,17 +76,10 @@ export function createCachingTokenResolver(lookup: TokenLookup, options: { ttlMs
     },
     forget(credentialId) {
       epoch += 1;
-      if (inFlight > 0) {
-        if (revokedAt.size >= MAX_PENDING_REVOCATIONS) {
-          revokedAt.clear();
-          gapEpoch = epoch;
-        } else revokedAt.set(credentialId, epoch);
-      }
       for (const [key, principal] of cache.entries()) if (principal.credentialId === credentialId) cache.delete(key);
     },
     forgetAll() {
       epoch += 1;
-      gapEpoch = epoch;
       cache.clear();
     },
   };

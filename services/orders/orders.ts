@@ -84,7 +84,7 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
   }
   const scale = currencyScale(input.currency);
   let totalUnits = 0n;
-  const tooLarge: FieldError[] = [];
+  const lineUnits: bigint[] = [];
   const items: OrderItem[] = input.orderItems.map((item, index) => {
     // The table's CHECK would refuse these too, but as a 500.
     if (!(Number.isInteger(item.quantity) && item.quantity > 0)) {
@@ -92,12 +92,15 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
     }
     const units = toMinorUnits(item.price, scale, `orderItems.${index}.price`);
     if (units < 0n) throw new ValidationError("prices cannot be negative", [{ path: `orderItems.${index}.price`, message: "must be zero or more" }]);
-    const lineUnits = units * BigInt(item.quantity);
-    if (!fitsAmountColumn(lineUnits, scale)) tooLarge.push({ path: `orderItems.${index}`, message: `price × quantity exceeds ${maxAmountText(scale)}` });
-    totalUnits += lineUnits;
+    lineUnits.push(units * BigInt(item.quantity));
+    totalUnits += lineUnits[index];
     return { productId: item.productId, quantity: item.quantity, price: formatMinorUnits(units, scale) };
   });
+  // Lines are never negative, so a line can only be too large when the total is.
   if (!fitsAmountColumn(totalUnits, scale)) {
+    const tooLarge: FieldError[] = lineUnits.flatMap((units, index) =>
+      fitsAmountColumn(units, scale) ? [] : [{ path: `orderItems.${index}`, message: `price × quantity exceeds ${maxAmountText(scale)}` }],
+    );
     tooLarge.push({ path: "total", message: `the order's total exceeds ${maxAmountText(scale)}` });
     throw new ValidationError(`The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`, tooLarge, "amount_out_of_range");
   }

@@ -30,7 +30,13 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }
 
-const ID_PATTERN = /^([a-z]+)_[0-9a-hjkmnp-tv-z]{26}$/;
+const ULID_BODY = "[0-9a-hjkmnp-tv-z]{26}";
+const ID_PATTERN = new RegExp(`^([a-z]+)_${ULID_BODY}$`);
+
+/** The pattern of one type's ids, e.g. for a request schema. */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`^${prefix}_${ULID_BODY}$`);
+}
 
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
   const match = ID_PATTERN.exec(id);

@@ -2,7 +2,9 @@
 // that no amount ever passes through floating point.
 import { ValidationError } from "./errors.js";
 
-const DECIMAL = /^-?\d{1,15}(\.\d+)?$/;
+/** Digits before the decimal point an amount may have (money columns are numeric(19, 4)). */
+export const MAX_AMOUNT_INTEGER_DIGITS = 15;
+const DECIMAL = new RegExp(`^-?\\d{1,${MAX_AMOUNT_INTEGER_DIGITS}}(\\.\\d+)?$`);
 
 /** ISO 4217 codes the runtime knows. */
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));

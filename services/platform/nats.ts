@@ -25,6 +25,7 @@ export const TENANT_ID_NATS_HEADER = "tenantId";
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const EVENTS_MAX_AGE_MS = 90 * DAY_MS;
 export const INGRESS_MAX_AGE_MS = 7 * DAY_MS;
+export const REVOCATIONS_MAX_AGE_MS = DAY_MS;
 export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 /**
@@ -35,6 +36,7 @@ export interface Topology {
   eventsStream: string;
   ingressStream: string;
   deliveriesStream: string;
+  revocationsStream: string;
   eventSubject(tenantId: string, kind: string): string;
   eventsWildcard: string;
   ingressSubject(tenantId: string, ...tokens: string[]): string;
@@ -51,6 +53,7 @@ export function createTopology(prefix = ""): Topology {
     eventsStream: `${prefix}EVENTS`,
     ingressStream: `${prefix}INGRESS`,
     deliveriesStream: `${prefix}DELIVERIES`,
+    revocationsStream: `${prefix}REVOCATIONS`,
     eventSubject: (tenantId: string, kind: string) => `${subjectPrefix}events.${tenantId}.${kind}`,
     eventsWildcard: `${subjectPrefix}events.>`,
     ingressSubject: (tenantId: string, ...tokens: string[]) => [`${subjectPrefix}ingress`, tenantId, ...tokens].join("."),
@@ -84,6 +87,16 @@ export function streamConfigs(topology: Topology): (Partial<StreamConfig> & { na
       name: topology.deliveriesStream,
       subjects: [topology.deliveriesWildcard],
       retention: RetentionPolicy.Workqueue,
+    },
+    {
+      // Only has to accept each revocation (so identity's outbox relay retries until stored);
+      // edges and gateways hear it on a plain subscription and nobody replays it.
+      ...common,
+      name: topology.revocationsStream,
+      subjects: [topology.revocationsSubject],
+      retention: RetentionPolicy.Limits,
+      max_age: nanos(REVOCATIONS_MAX_AGE_MS),
+      discard: DiscardPolicy.Old,
     },
   ];
 }

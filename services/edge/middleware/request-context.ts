@@ -7,19 +7,25 @@ import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TR
 import { BadRequestError } from "../../platform/errors.js";
 import type { Logger } from "../../platform/logger.js";
 
+declare module "koa" {
+  interface DefaultState {
+    /** The X-Transaction-Id the client sent is malformed (refused by refuseInvalidTransactionId). */
+    invalidTransactionId?: boolean;
+  }
+}
+
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
     const sent = ctx.get(TRANSACTION_ID_HEADER);
-    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, sent && isClientTransactionId(sent) ? sent : undefined);
+    const valid = sent !== "" && isClientTransactionId(sent);
+    ctx.state.invalidTransactionId = sent !== "" && !valid;
+    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined);
     ctx.set("X-Request-Id", context.requestId);
     ctx.set("X-Transaction-Id", context.transactionId);
     const started = performance.now();
     await runInContext(context, async () => {
       try {
-        // Refused here, before anything runs under an id the client did not mean; this
-        // middleware sits outside problemResponses, so it answers the problem itself.
-        if (sent && !isClientTransactionId(sent)) refuse(ctx, invalidTransactionId());
-        else await next();
+        await next();
       } finally {
         const durationMs = Math.round((performance.now() - started) * 10) / 10;
         const level = ctx.status >= 500 ? "error" : "debug";
@@ -29,14 +35,14 @@ export function requestContext(logger: Logger): Middleware {
   };
 }
 
-function invalidTransactionId(): BadRequestError {
-  return new BadRequestError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", [
-    { path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" },
-  ]);
-}
-
-function refuse(ctx: Parameters<Middleware>[0], error: BadRequestError): void {
-  ctx.status = error.status;
-  ctx.type = "application/problem+json";
-  ctx.body = error.toProblem();
+/** Mounted inside problemResponses: nothing runs under an id the client did not mean. */
+export function refuseInvalidTransactionId(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.state.invalidTransactionId) {
+      throw new BadRequestError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", [
+        { path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" },
+      ]);
+    }
+    await next();
+  };
 }

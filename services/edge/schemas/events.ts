@@ -1,10 +1,11 @@
 // Events: the tenant's event log and the catalog of kinds.
 import { z } from "zod";
 import { EVENT_KINDS } from "../../platform/events/catalog.js";
+import { idPattern } from "../../platform/ids.js";
 import { pageQuery } from "./common.js";
 
 /** Event ids are time-sortable (ULID bodies), so "after this event" is a comparison of ids. */
-const eventId = z.string().regex(/^evt_[0-9a-hjkmnp-tv-z]{26}$/, "an event id (evt_…)");
+const eventId = z.string().regex(idPattern("evt"), "an event id (evt_…)");
 
 export const eventsQuery = pageQuery.extend({
   kind: z.enum(EVENT_KINDS as [string, ...string[]]).optional(),
