@@ -1,13 +1,16 @@
 // Benchmark: signed webhook deliveries per second through the dispatcher (EVENTS → event log +
-// fan-out → DELIVERIES → sign → POST) to a local receiver, next to a bare undici POST loop to the
-// same receiver in the same run, and the latency from an event's commit to its receipt at a
-// steady moderate rate of orders created over HTTP.
-// Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single)
+// fan-out → DELIVERIES → sign → POST) to a local receiver, next to two yardsticks doing the same
+// durable work in the same run — the same-work floor (bench/webhooks-floor-worker.ts: a
+// JetStream consumer that signs, POSTs, records executions and acks after commit) and the peer a
+// Node team would pick (bench/webhooks-bullmq-peer.ts: BullMQ on the machine's Redis) — then, as
+// context, a bare undici POST loop and a bare JetStream loop, and the latency from an event's
+// commit to its receipt at a steady moderate rate of orders created over HTTP.
+// Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RUNS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single, REDIS_URL)
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "@nats-io/transport-node";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
 import { newId } from "../services/platform/ids.js";
 import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../services/platform/nats.js";
@@ -17,13 +20,20 @@ import { createTestEnvironment } from "../test/support/environment.js";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { measureQueueRoundTrip } from "./jetstream-floor.js";
 import { formatResult, runLoad } from "./load.js";
+import { median, ratioLine, spread } from "./ratios.js";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { runTs } from "../test/support/processes.js";
+import type { DeliveryJob } from "./webhooks-bullmq-peer.js";
 import { startSystem } from "./system.js";
 
 const events = Number(process.env.BENCH_EVENTS ?? 5_000);
 const hookCount = Number(process.env.BENCH_HOOKS ?? 4);
 const rate = Number(process.env.BENCH_RATE ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
 const concurrency = hookCount * DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK;
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 
 // The receiver: answers 204 at once, verifies every signed delivery, notes when each arrived.
@@ -39,6 +49,13 @@ const receiver = http.createServer((req, res) => {
   req.on("end", () => {
     res.writeHead(204).end();
     if (req.url === "/bare") return;
+    if (req.url?.startsWith("/floor/") || req.url?.startsWith("/peer/")) {
+      const raw = Buffer.concat(chunks);
+      const hookId = String(req.headers["x-service-webhook-id"]);
+      if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) unverified += 1;
+      else distinctArrivals.add(`${(JSON.parse(raw.toString("utf8")) as { id: string }).id}:${hookId}`);
+      return;
+    }
     const at = Date.now();
     const raw = Buffer.concat(chunks);
     const hookId = String(req.headers["x-service-webhook-id"]);
@@ -119,23 +136,107 @@ try {
     }
   };
 
-  process.stdout.write(`webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
-  // Warm-up: connections, prepared paths, JIT.
-  await publishEvents(200);
-  await waitForArrivals(200 * hookCount, 60_000);
-  arrivals.length = 0;
-  distinctArrivals.clear();
+  process.stdout.write(`webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, ${runs} runs, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  const perRun = { waybill: [] as number[], floor: [] as number[], peer: [] as number[] };
+  // The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver.
+  const yardstickHooks = (kind: "floor" | "peer") =>
+    Array.from({ length: hookCount }, (_, i) => {
+      const hook = { id: `hook_${kind}_${i}`, url: `${receiverOrigin}/${kind}/${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
+      secrets.set(hook.id, hook.secret);
+      return hook;
+    });
+  const floorHooks = yardstickHooks("floor");
+  const peerHooks = yardstickHooks("peer");
+  const floorStream = `${env.streamPrefix}WFLOOR`;
+  const floorSubject = `${floorStream.toLowerCase()}.events`;
+  await (await jetstreamManager(nc)).streams.add({ name: floorStream, subjects: [floorSubject] });
+  const floor = runTs("bench/webhooks-floor-worker.ts", {
+    DATABASE_URL: env.databaseUrl,
+    NATS_URL: env.natsUrl,
+    FLOOR_STREAM: floorStream,
+    FLOOR_HOOKS: JSON.stringify(floorHooks),
+    CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+  });
+  const queueName = `waybill-bench-${randomBytes(4).toString("hex")}`;
+  const queue = new Queue<DeliveryJob>(queueName, { connection: new Redis(redisUrl) });
+  const peer = runTs("bench/webhooks-bullmq-peer.ts", {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: redisUrl,
+    PEER_QUEUE: queueName,
+    PEER_HOOKS: JSON.stringify(peerHooks),
+    PEER_CONCURRENCY: String(concurrency),
+  });
+  try {
+    await Promise.all([floor.waitForOutput(/ready/, 60_000), peer.waitForOutput(/ready/, 60_000)]);
+    const eventBody = (offset: number) =>
+      JSON.stringify({
+        id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"),
+        shortId: `BW-${offset}`, customerId, dueDate: null, currency: "EUR", status: "pending",
+        orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }], total: "39.98",
+      });
+    const feedFloor = async (count: number) => {
+      for (let offset = 0; offset < count; offset += 200) {
+        await Promise.all(
+          Array.from({ length: Math.min(200, count - offset) }, () => {
+            const body = eventBody(offset);
+            return js.publish(floorSubject, body, { msgID: (JSON.parse(body) as { id: string }).id });
+          }),
+        );
+      }
+    };
+    const feedPeer = async (count: number) => {
+      // One job per (event, hook), with the retry policy BullMQ documents for unreliable work.
+      for (let offset = 0; offset < count; offset += 200) {
+        const jobs = Array.from({ length: Math.min(200, count - offset) }, () => eventBody(offset)).flatMap((body) =>
+          peerHooks.map((hook) => ({
+            name: "deliver",
+            data: { hookId: hook.id, eventId: (JSON.parse(body) as { id: string }).id, body },
+            opts: { attempts: 8, backoff: { type: "exponential", delay: 5_000 }, removeOnComplete: true, removeOnFail: 1_000 },
+          })),
+        );
+        await queue.addBulk(jobs);
+      }
+    };
 
-  // CPU of every process per delivery (the receiver runs in this process: "load generator").
+    // Warm-up of all three paths: connections, prepared paths, JIT.
+    for (const feed of [publishEvents, feedFloor, feedPeer]) {
+      distinctArrivals.clear();
+      await feed(200);
+      await waitForArrivals(200 * hookCount, 60_000);
+    }
+
+    // CPU of every process per delivery (the receiver runs in this process: "load generator").
+    const roots = { ...system.pids, "floor worker": floor.process.pid!, "bullmq worker": peer.process.pid!, "load generator": process.pid };
+    const measure = async (feed: (count: number) => Promise<void>) => {
+      arrivals.length = 0;
+      distinctArrivals.clear();
+      const cpuBefore = snapshotCpu(roots);
+      const started = performance.now();
+      await feed(events);
+      await waitForArrivals(events * hookCount, 600_000);
+      const elapsed = (performance.now() - started) / 1000;
+      return { perSecond: (events * hookCount) / elapsed, elapsed, duplicates: arrivals.length - distinctArrivals.size, cpu: formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery") };
+    };
+    for (let i = 1; i <= runs; i++) {
+      const waybill = await measure(publishEvents);
+      const sameWork = await measure(feedFloor);
+      const bullmq = await measure(feedPeer);
+      process.stdout.write(`-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each\n`);
+      process.stdout.write(`${"waybill (EVENTS → receiver)".padEnd(38)} ${waybill.perSecond.toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates)\n${waybill.cpu}\n`);
+      process.stdout.write(`${"same-work floor (JetStream → receiver)".padEnd(38)} ${sameWork.perSecond.toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${sameWork.cpu}\n`);
+      process.stdout.write(`${"BullMQ peer (Redis → receiver)".padEnd(38)} ${bullmq.perSecond.toFixed(0).padStart(7)} /s  (${bullmq.elapsed.toFixed(1)} s)\n${bullmq.cpu}\n`);
+      perRun.waybill.push(waybill.perSecond);
+      perRun.floor.push(sameWork.perSecond);
+      perRun.peer.push(bullmq.perSecond);
+    }
+  } finally {
+    floor.process.kill("SIGTERM");
+    peer.process.kill("SIGTERM");
+    await Promise.allSettled([floor.exited(10_000), peer.exited(10_000)]);
+    await queue.obliterate({ force: true }).catch(() => {});
+    await queue.close();
+  }
   const roots = { ...system.pids, "load generator": process.pid };
-  const cpuBefore = snapshotCpu(roots);
-  const started = performance.now();
-  await publishEvents(events);
-  await waitForArrivals(events * hookCount, 600_000);
-  const elapsed = (performance.now() - started) / 1000;
-  const signedCpu = formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery");
-  const signedPerSecond = (events * hookCount) / elapsed;
-  const duplicates = arrivals.length - distinctArrivals.size;
 
   const body = JSON.stringify({ id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"), total: "39.98" });
   const bareCpuBefore = snapshotCpu(roots);
@@ -165,18 +266,21 @@ try {
   const latencies = arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
 
-  process.stdout.write(
-    `${"signed deliveries (EVENTS → receiver)".padEnd(34)} ${signedPerSecond.toFixed(0).padStart(7)} /s       ` +
-      `(${events} events × ${hookCount} hooks = ${events * hookCount} in ${elapsed.toFixed(1)} s; ${duplicates} duplicates)\n${signedCpu}\n`,
-  );
+  process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
+  process.stdout.write(`waybill deliveries/s ${spread(perRun.waybill)}; same-work floor ${spread(perRun.floor)}; BullMQ peer ${spread(perRun.peer)} (Redis here keeps nothing on disk, which flatters the peer)\n`);
   process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n${bareCpu}\n`);
-  process.stdout.write(`ratio signed deliveries / bare POSTs: ${(signedPerSecond / bare.perSecond).toFixed(3)} (target >= 0.50)\n`);
+  const vsFloor = perRun.waybill.map((w, i) => w / perRun.floor[i]);
+  const vsPeer = perRun.waybill.map((w, i) => w / perRun.peer[i]);
+  process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.5, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
+  process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
+  process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
   process.stdout.write(
     `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (each delivery is one DELIVERIES message: ceiling ratio ${(queueFloor / bare.perSecond).toFixed(3)})\n`,
   );
   process.stdout.write(
     `latency event (its time, set just before commit) → receipt at ${rate} orders/s × ${hookCount} hooks over ${seconds} s: p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   max ${latencies.at(-1)} ms   (n=${latencies.length})\n`,
   );
+  process.stdout.write(`latency event → receipt p99 ms: ${at(0.99)} (target < 50 at ${rate * hookCount} deliveries/s)\n`);
   process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
 } finally {
   await nc.close();

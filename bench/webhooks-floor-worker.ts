@@ -1,0 +1,100 @@
+// The webhooks benchmark's same-work floor: one Node process doing a dispatcher's durable work
+// by hand. A JetStream pull consumer reads the event messages; for each event and each hook it
+// signs (HMAC-SHA256), POSTs with undici to the receiver with at most CONCURRENCY_PER_HOOK
+// requests in flight per hook, inserts one execution row per attempt (rows of many deliveries
+// go in one multi-row insert, synchronous_commit on), and acks an event only after every one of
+// its executions committed. Prints "ready" once consuming; runs until SIGTERM.
+// Env: NATS_URL, DATABASE_URL, FLOOR_STREAM, FLOOR_HOOKS (JSON [{id,url,secret}]), CONCURRENCY_PER_HOOK.
+import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import pg from "pg";
+import { Agent, request } from "undici";
+import { newId } from "../services/platform/ids.js";
+import { createExecutionTable, executionRecord, INSERT_EXECUTIONS, signedHeaders, type ExecutionRow, type FloorHook } from "./floor-executions.js";
+
+const SCHEMA = "webhooks_floor";
+const FLUSH_ROWS = 200;
+const FLUSH_DELAY_MS = 2;
+const stream = process.env.FLOOR_STREAM ?? "WEBHOOKS_FLOOR";
+const hooks = JSON.parse(process.env.FLOOR_HOOKS ?? "[]") as FloorHook[];
+const perHook = Number(process.env.CONCURRENCY_PER_HOOK ?? 8);
+
+const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+await createExecutionTable(db, SCHEMA);
+const agent = new Agent({ connections: hooks.length * perHook, keepAliveTimeout: 30_000 });
+
+// Execution rows wait here for the next multi-row insert; each carries the ack it unblocks.
+let pendingRows: { row: ExecutionRow; done: () => void }[] = [];
+let flushTimer: NodeJS.Timeout | undefined;
+async function flush(): Promise<void> {
+  flushTimer = undefined;
+  const batch = pendingRows;
+  pendingRows = [];
+  if (batch.length === 0) return;
+  await db.query(INSERT_EXECUTIONS(SCHEMA), [JSON.stringify(batch.map((b) => executionRecord(b.row)))]);
+  for (const b of batch) b.done();
+}
+function record(row: ExecutionRow): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pendingRows.push({ row, done: resolve });
+    if (pendingRows.length >= FLUSH_ROWS) void flush().catch(reject);
+    else flushTimer ??= setTimeout(() => void flush().catch(reject), FLUSH_DELAY_MS);
+  });
+}
+
+// Per-hook concurrency: a counting semaphore per hook.
+const lanes = new Map(hooks.map((h) => [h.id, { active: 0, waiting: [] as (() => void)[] }]));
+async function inLane<T>(hookId: string, work: () => Promise<T>): Promise<T> {
+  const lane = lanes.get(hookId)!;
+  if (lane.active >= perHook) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+  lane.active += 1;
+  try {
+    return await work();
+  } finally {
+    lane.active -= 1;
+    lane.waiting.shift()?.();
+  }
+}
+
+async function deliver(hook: FloorHook, eventId: string, body: string): Promise<void> {
+  const requestedAt = new Date().toISOString();
+  const started = performance.now();
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  try {
+    const response = await request(hook.url, { method: "POST", headers: signedHeaders(hook, body), body, dispatcher: agent });
+    await response.body.dump();
+    statusCode = response.statusCode;
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+  await record({ id: newId("exe"), hookId: hook.id, eventId, url: hook.url, requestedAt, durationMs: Math.round(performance.now() - started), outcome: ok ? "succeeded" : "failed", statusCode, error });
+}
+
+async function handle(message: JsMsg): Promise<void> {
+  const body = message.string();
+  const eventId = (JSON.parse(body) as { id: string }).id;
+  await Promise.all(hooks.map((hook) => inLane(hook.id, () => deliver(hook, eventId, body))));
+  message.ack();
+}
+
+const nc = await connect({ servers: process.env.NATS_URL ?? "nats://127.0.0.1:4222" });
+const jsm = await jetstreamManager(nc);
+await jsm.consumers.add(stream, { durable_name: "floor", ack_policy: AckPolicy.Explicit, max_ack_pending: hooks.length * perHook * 8, ack_wait: 30_000_000_000 });
+const consumer = await jetstream(nc).consumers.get(stream, "floor");
+const messages = await consumer.consume({ max_messages: hooks.length * perHook * 4 });
+process.stdout.write("ready\n");
+process.on("SIGTERM", async () => {
+  await messages.close();
+  await nc.close();
+  await db.end();
+  await agent.close();
+  process.exit(0);
+});
+for await (const message of messages) {
+  void handle(message).catch((error) => {
+    process.stderr.write(`floor: ${String(error)}\n`);
+    message.nak();
+  });
+}
