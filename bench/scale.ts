@@ -1,0 +1,156 @@
+// Benchmark: how cost grows with data. Measures order creation on an empty database, seeds
+// SCALE_ORDERS orders, SCALE_EXECUTIONS execution rows and SCALE_EVENTS event-log rows, then
+// measures order creation again, the list endpoints' latency, paging deep into the event log,
+// the fan-out of one event to SCALE_FANOUT_HOOKS hooks, and what one hook that never answers
+// costs SCALE_HEALTHY_HOOKS healthy ones.
+// Run: npm run bench:scale   (SCALE_ORDERS=1000000, SCALE_EXECUTIONS=5000000, SCALE_EVENTS=1000000,
+//   SCALE_FANOUT_HOOKS=1000, SCALE_HEALTHY_HOOKS=100, BENCH_SECONDS=10, BENCH_TOPOLOGY=split|single)
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import pg from "pg";
+import { createTestEnvironment } from "../test/support/environment.js";
+import { formatResult, runLoad } from "./load.js";
+import { ratioLine } from "./ratios.js";
+import { seedEvents, seedExecutions, seedOrders } from "./scale-seed.js";
+import { startSystem } from "./system.js";
+
+const orders = Number(process.env.SCALE_ORDERS ?? 1_000_000);
+const executions = Number(process.env.SCALE_EXECUTIONS ?? 5_000_000);
+const eventRows = Number(process.env.SCALE_EVENTS ?? 1_000_000);
+const fanOutHooks = Number(process.env.SCALE_FANOUT_HOOKS ?? 1_000);
+const healthyHooks = Number(process.env.SCALE_HEALTHY_HOOKS ?? 100);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const concurrency = 32;
+const token = `api-bench-${randomBytes(24).toString("base64url")}`;
+const run = randomBytes(3).toString("hex");
+
+// Receivers: one that answers 204 at once and counts by path, one that never answers.
+const arrivals = new Map<string, number>();
+const arrivalTimes: number[] = [];
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(204).end();
+    const group = String(req.url).split("/")[1];
+    arrivals.set(group, (arrivals.get(group) ?? 0) + 1);
+    if (group === "fanout") arrivalTimes.push(performance.now());
+  });
+});
+const hanging = http.createServer(() => {}); // reads the request, never answers
+await Promise.all([receiver, hanging].map((s) => new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve))));
+const origin = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+
+const env = await createTestEnvironment();
+const system = await startSystem({ ...env.env, BOOTSTRAP_API_TOKEN: token, RATE_LIMIT_REQUESTS: "100000000", WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+const db = new pg.Client({ connectionString: env.databaseUrl });
+await db.connect();
+const json = { "content-type": "application/json", authorization: `Bearer ${token}` };
+const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`${system.baseUrl}/v1${path}`, { method, headers: json, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+};
+const waitFor = async (what: string, done: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+try {
+  const tenantId = (await db.query<{ id: string }>("SELECT id FROM identity.tenants WHERE name = 'default'")).rows[0].id;
+  const customerId = (await api<{ id: string }>("POST", "/customers", { name: "Scale Customer" })).id;
+  const productId = (await api<{ id: string }>("POST", "/products", { sku: `SCALE-${run}`, name: "Scale product", price: "19.99", currency: "EUR" })).id;
+  let sequence = 0;
+  const createOrder = () => ({
+    method: "POST" as const,
+    path: "/v1/orders",
+    headers: json,
+    body: JSON.stringify({ shortId: `S-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "19.99" }] }),
+  });
+  const load = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
+  process.stdout.write(`scale: ${orders.toLocaleString("en")} orders, ${executions.toLocaleString("en")} executions, ${eventRows.toLocaleString("en")} events; ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+
+  await runLoad(system.baseUrl, createOrder, { ...load, durationMs: 3_000 }); // warm-up
+  const empty = await runLoad(system.baseUrl, createOrder, load);
+  process.stdout.write(`${formatResult("orders, empty database", empty)}\n`);
+
+  const history = await api<{ id: string }>("POST", "/hooks", { name: "history", url: `${origin(receiver)}/history`, on: "product.deleted" });
+  const seedStarted = performance.now();
+  await seedOrders(db, tenantId, customerId, productId, orders);
+  await seedExecutions(db, tenantId, history.id, `${origin(receiver)}/history`, executions);
+  await seedEvents(db, tenantId, eventRows);
+  process.stdout.write(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s\n`);
+
+  await runLoad(system.baseUrl, createOrder, { ...load, durationMs: 3_000 });
+  const full = await runLoad(system.baseUrl, createOrder, load);
+  process.stdout.write(`${formatResult("orders, seeded database", full)}\n`);
+  process.stdout.write(ratioLine("orders seeded / empty", full.perSecond / empty.perSecond, 0.8));
+
+  const reads = { concurrency: 8, durationMs: Math.max(3_000, (seconds * 1000) / 2), expectStatus: 200 };
+  const get = (path: string) => () => ({ method: "GET" as const, path, headers: json });
+  for (const [name, path] of [
+    ["GET /v1/orders?status=completed", "/v1/orders?status=completed&limit=20"],
+    ["GET /v1/orders?status=cancelled", "/v1/orders?status=cancelled&limit=100"],
+    ["GET /v1/hooks/{id}/executions", `/v1/hooks/${history.id}/executions?limit=20`],
+  ] as const) {
+    const result = await runLoad(system.baseUrl, get(path), reads);
+    process.stdout.write(`${formatResult(name, result)}\n`);
+    process.stdout.write(`latency ${name} p99 ms: ${result.p99Ms.toFixed(1)} (target < 25)\n`);
+  }
+  // Deep paging: follow nextCursor through the log, timing each page.
+  const pageTimes: number[] = [];
+  let cursor: string | null = null;
+  const pages = Math.min(500, Math.ceil(eventRows / 100));
+  for (let page = 0; page < pages; page++) {
+    const t0 = performance.now();
+    const body: { nextCursor: string | null } = await api("GET", `/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    pageTimes.push(performance.now() - t0);
+    cursor = body.nextCursor;
+    if (!cursor) break;
+  }
+  const sortedPages = [...pageTimes].sort((a, b) => a - b);
+  process.stdout.write(`GET /v1/events paged ${pageTimes.length} pages of 100 deep: first ${pageTimes[0].toFixed(1)} ms, last ${pageTimes.at(-1)!.toFixed(1)} ms, p99 ${sortedPages[Math.floor(0.99 * (sortedPages.length - 1))].toFixed(1)} ms\n`);
+  process.stdout.write(`latency GET /v1/events deep page p99 ms: ${sortedPages[Math.floor(0.99 * (sortedPages.length - 1))].toFixed(1)} (target < 25)\n`);
+
+  // Fan-out: one event to many hooks.
+  for (let i = 0; i < fanOutHooks; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, fanOutHooks - i) }, (_, j) => api("POST", "/hooks", { name: `fan ${i + j}`, url: `${origin(receiver)}/fanout/${i + j}`, on: "customer.updated" })));
+  }
+  arrivalTimes.length = 0;
+  const fanStart = performance.now();
+  await api("PUT", `/customers/${customerId}`, { name: "Scale Customer (renamed)" });
+  await waitFor(`${fanOutHooks} fan-out deliveries`, () => (arrivals.get("fanout") ?? 0) >= fanOutHooks, 120_000);
+  const fanOutMs = Math.max(...arrivalTimes) - fanStart;
+  process.stdout.write(`fan-out of one event to ${fanOutHooks} hooks: all delivered in ${fanOutMs.toFixed(0)} ms (target < 2000)\n`);
+
+  // A hook that never answers among healthy ones: healthy deliveries per second without, then with it.
+  const healthy = [];
+  for (let i = 0; i < healthyHooks; i += 50) {
+    healthy.push(...(await Promise.all(Array.from({ length: Math.min(50, healthyHooks - i) }, (_, j) => api<{ id: string }>("POST", "/hooks", { name: `healthy ${i + j}`, url: `${origin(receiver)}/healthy/${i + j}`, on: "customer.created" })))));
+  }
+  const healthyRate = async (customers: number) => {
+    const before = arrivals.get("healthy") ?? 0;
+    const t0 = performance.now();
+    for (let i = 0; i < customers; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => api("POST", "/customers", { name: `c ${i + j}` })));
+    await waitFor("healthy deliveries", () => (arrivals.get("healthy") ?? 0) - before >= customers * healthyHooks, 300_000);
+    return (customers * healthyHooks) / ((performance.now() - t0) / 1000);
+  };
+  const customers = Number(process.env.SCALE_CUSTOMERS ?? 200);
+  await healthyRate(20); // warm-up
+  const without = await healthyRate(customers);
+  await api("POST", "/hooks", { name: "never answers", url: `${origin(hanging)}/hang`, on: "customer.created" });
+  const withHanging = await healthyRate(customers);
+  process.stdout.write(`healthy deliveries/s: ${without.toFixed(0)} without a hanging hook, ${withHanging.toFixed(0)} with one (${healthy.length} healthy hooks, ${customers} events)\n`);
+  process.stdout.write(ratioLine("healthy hooks with a hanging one / without", withHanging / without, 0.9));
+} finally {
+  await db.end();
+  await system.stop();
+  await env.cleanup();
+  receiver.closeAllConnections();
+  hanging.closeAllConnections();
+  receiver.close();
+  hanging.close();
+}
