@@ -8,6 +8,7 @@ import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { waitForDrain } from "./drain.js";
+import { ratioLine } from "./ratios.js";
 import { startSystem } from "./system.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 
@@ -86,8 +87,12 @@ try {
   const line = (label: string, r: Result) => `${label.padEnd(48)} ${r.perSecond.toFixed(0).padStart(8)} msg/s  (${r.messages} messages)\n`;
   process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway) + `${gatewayPhase.cpu}\n`);
   process.stdout.write(line("bare JetStream async publish (same stream)", baseline) + `${baselinePhase.cpu}\n`);
-  process.stdout.write(`ratio gateway / bare: ${(gateway.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.50)\n`);
-  process.stdout.write(`after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events\n`);
+  process.stdout.write(ratioLine("gateway / bare JetStream publish", gateway.perSecond / baseline.perSecond, 0.5));
+  // End to end: every reading the gateway stored had become a device.reading event only when the
+  // drain ended, so the rate the services sustain is the messages over the phase and its drain.
+  const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);
+  process.stdout.write(`after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`);
+  process.stdout.write(ratioLine("readings processed / ingested", processedPerSecond / gateway.perSecond, 0.8));
 } finally {
   for (const device of devices) await device.endAsync(true).catch(() => {});
   await nc.close();
