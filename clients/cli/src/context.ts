@@ -4,18 +4,11 @@ import type { Command } from "commander";
 import { createWaybillClient, DEFAULT_BASE_URL, type WaybillClient } from "@waybill/sdk";
 import { DEFAULT_PROFILE, readProfile, type Profile } from "./config/profiles.js";
 import { UsageError } from "./errors.js";
+import { globalOptionsOf } from "./global-options.js";
 import { createPrinter, type Printer } from "./output/printer.js";
 import { withSpinner } from "./output/spinner.js";
 import { detectTerminal } from "./output/terminal.js";
 import { VERSION } from "./version.js";
-
-export interface GlobalOptions {
-  url?: string;
-  token?: string;
-  profile?: string;
-  json?: boolean;
-  color?: boolean;
-}
 
 export interface Context {
   url: string;
@@ -32,7 +25,7 @@ export interface Context {
 }
 
 export async function contextOf(command: Command, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
-  const options = command.optsWithGlobals<GlobalOptions>();
+  const options = globalOptionsOf(command);
   const profileName = options.profile ?? env.WAYBILL_PROFILE ?? DEFAULT_PROFILE;
   const profile = await readProfile(profileName, env);
   if (options.profile && !profile && !isLogin(command)) throw new UsageError(`no profile named "${options.profile}"; create it with \`waybill login --profile ${options.profile}\``);

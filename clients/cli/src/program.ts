@@ -10,6 +10,7 @@ import { registerOrders } from "./commands/orders.js";
 import { registerProducts } from "./commands/products.js";
 import { registerShipments } from "./commands/shipments.js";
 import { registerTokens } from "./commands/tokens.js";
+import { addGlobalOptions, addGlobalOptionsToLeaves } from "./global-options.js";
 import { examples } from "./help.js";
 import { VERSION } from "./version.js";
 
@@ -17,15 +18,12 @@ export function buildProgram(): Command {
   const program = new Command("waybill")
     .description("The command-line client of the Waybill API: webhooks, tokens, orders, stock and live events")
     .version(VERSION, "-v, --version")
-    .option("--url <url>", "the server (env WAYBILL_URL; default http://127.0.0.1:8080)")
-    .option("--token <token>", "the credential (env WAYBILL_TOKEN; default the profile's)")
-    .option("--profile <name>", "the stored profile to use (env WAYBILL_PROFILE; default \"default\")")
-    .option("--json", "print machine-readable JSON (NDJSON for listen)")
-    .option("--no-color", "no colours (also when NO_COLOR is set or output is not a terminal)")
     // Settings below are inherited by every subcommand created after them.
     .exitOverride()
     .showHelpAfterError("(add --help for usage)")
-    .enablePositionalOptions(false);
+    // Options before a command are the program's; after it, the command's (see global-options.ts).
+    .enablePositionalOptions();
+  addGlobalOptions(program);
   examples(
     program,
     "waybill login",
@@ -43,5 +41,6 @@ export function buildProgram(): Command {
   registerShipments(program);
   registerEvents(program);
   registerListen(program);
+  addGlobalOptionsToLeaves(program);
   return program;
 }

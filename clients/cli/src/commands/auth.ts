@@ -14,13 +14,13 @@ export function registerAuth(program: Command): void {
   examples(
     program
       .command("login")
-      .description("Store a credential in a profile: log in with email and password, or save an API token")
+      .description("Store a credential in a profile: log in with email and password, or save an API token given with --token")
       .option("--email <email>", "the user's email (asked when absent)")
       .option("--password-stdin", "read the password from standard input instead of asking")
-      .option("--token <token>", "save this API token (cli-…, api-…) instead of logging in with a password")
       .action(
-        action(async (context, options: { email?: string; passwordStdin?: boolean; token?: string }) => {
-          const profile = options.token ? await tokenProfile(context, options.token) : await sessionProfile(context, options);
+        action(async (context, options: { email?: string; passwordStdin?: boolean }) => {
+          // --token is the global option: given to login, it is the token to save.
+          const profile = context.source.token === "flag" ? await tokenProfile(context, context.token!) : await sessionProfile(context, options);
           await writeProfile(context.profileName, profile);
           context.print.result(
             `${context.print.c.green("✓")} Logged in to ${profile.url} as ${profile.email ?? `a ${profile.credential} token`} (profile "${context.profileName}", saved in ${profilesPath()})`,

@@ -71,7 +71,7 @@ export function registerHooks(program: Command): void {
       .command("create")
       .description("Register a webhook; prints its signing secret once")
       .requiredOption("--name <name>", "a name for people")
-      .requiredOption("--url <url>", "where the signed deliveries are POSTed", httpUrl)
+      .requiredOption("--url <url>", "where the signed deliveries are POSTed (the server: `waybill --url … hooks create` or WAYBILL_URL)", httpUrl)
       .requiredOption("--on <kind>", "the event kind it receives (see `waybill event-kinds`)")
       .action(
         action(async (context, options: { name: string; url: string; on: string }) => {
