@@ -65,6 +65,10 @@ describe("waybill login, whoami, logout", () => {
 });
 
 describe("waybill tokens", () => {
+  beforeAll(async () => {
+    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+  });
+
   it("creates a token shown once, lists it with its last use, and revokes it so that it stops working", async () => {
     const created = await cli.json(["tokens", "create", "--name", "laptop", "--type", "cli"]);
     expect(created.token).toMatch(/^cli-/);
@@ -99,6 +103,10 @@ describe("waybill tokens", () => {
 });
 
 describe("waybill orders, products, inventory, customers", () => {
+  beforeAll(async () => {
+    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+  });
+
   it("creates an order from a file and moves it through to completed, consuming the stock", async () => {
     const product = await cli.json(["products", "create", "--sku", `SKU-${unique()}`, "--name", "Widget", "--price", "2.50", "--currency", "EUR"]);
     const stocked = await cli.json(["inventory", "adjust", "--product", product.id, "--delta", "5", "--reason", "initial count"]);
