@@ -7,13 +7,19 @@ export interface Terminal {
   columns: number;
 }
 
-export function detectTerminal(env: NodeJS.ProcessEnv = process.env, options: { color?: boolean } = {}): Terminal {
-  const interactive = Boolean(process.stdout.isTTY);
+type Stream = { isTTY?: boolean; columns?: number };
+
+export function detectTerminal(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { color?: boolean } = {},
+  streams: { stdout: Stream; stderr: Stream } = { stdout: process.stdout, stderr: process.stderr },
+): Terminal {
+  const interactive = Boolean(streams.stdout.isTTY);
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   return {
     interactive,
     color: interactive && !noColor && options.color !== false && env.TERM !== "dumb",
-    stderrInteractive: Boolean(process.stderr.isTTY),
-    columns: process.stdout.columns || 120,
+    stderrInteractive: Boolean(streams.stderr.isTTY),
+    columns: streams.stdout.columns || 120,
   };
 }
