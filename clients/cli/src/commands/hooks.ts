@@ -176,7 +176,7 @@ export function registerHooks(program: Command): void {
           const execution = await context.wait("Delivering a test event", data(context.api().POST("/hooks/{id}/test", { params: { path: { id } } })));
           const ok = execution.outcome === "succeeded";
           context.print.result(
-            `${ok ? context.print.c.green("✓") : context.print.c.red("✗")} ${execution.url} answered ${outcome(context, execution)} in ${execution.durationMs} ms` +
+            `${ok ? context.print.c.green("✓") : context.print.c.red("✗")} ${execution.url} ${execution.statusCode !== null ? "answered" : "failed:"} ${outcome(context, execution)} in ${execution.durationMs} ms` +
               (execution.responseBody ? `\n${context.print.c.dim(execution.responseBody.slice(0, 200))}` : ""),
             execution,
           );
