@@ -204,6 +204,9 @@ describe("GET /v1/events/stream", () => {
     await eventually(async () => (slowDropped() ? true : undefined), DRAIN_TIMEOUT_MS * 4);
     expect(published).toBeLessThan(400);
     expect(normal.events).toHaveLength(published);
+    const metrics = await (await fetch(`${stack.edge.url}/metrics`)).text();
+    expect(metrics).toMatch(/^waybill_edge_event_stream_readers_dropped_total\{service="edge"\} 1$/m);
+    expect(metrics).toMatch(/^waybill_edge_event_streams_open\{service="edge"\} 1$/m);
     // Once it reads again, it finds its connection closed by the edge.
     slow.resume();
     await eventually(async () => (slowClosed ? true : undefined));

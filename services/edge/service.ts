@@ -41,7 +41,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
     maxPerCredential: config.EVENT_STREAMS_PER_CREDENTIAL,
     drainTimeoutMs: config.EVENT_STREAM_DRAIN_TIMEOUT_MS,
-  });
+  }, ops.registry);
   const app = createApp({
     logger,
     ops,

@@ -2,6 +2,7 @@
 // with heartbeats, a bound on concurrent streams per credential, and the cleanup of the feed's
 // consumer whenever the connection ends (the reader left, was too slow, or the edge stops).
 import type { ServerResponse } from "node:http";
+import { Counter, Gauge, type Registry } from "prom-client";
 import type { Logger } from "../../platform/logger.js";
 import type { Bus } from "../../platform/nats.js";
 import { RateLimitedError, UnavailableError } from "../../platform/errors.js";
@@ -30,9 +31,19 @@ export interface EventStreams {
   closeAll(): Promise<void>;
 }
 
-export function createEventStreams(bus: Bus, logger: Logger, options: EventStreamsOptions): EventStreams {
+export function createEventStreams(bus: Bus, logger: Logger, options: EventStreamsOptions, metrics?: Registry): EventStreams {
   const perCredential = new Map<string, number>();
   const live = new Set<{ end(): void; done: Promise<void> }>();
+  const registers = metrics ? [metrics] : [];
+  new Gauge({
+    name: "waybill_edge_event_streams_open",
+    help: "Open GET /v1/events/stream connections",
+    registers,
+    collect() {
+      this.set(live.size);
+    },
+  });
+  const dropped = new Counter({ name: "waybill_edge_event_stream_readers_dropped_total", help: "Event stream readers disconnected for staying behind", registers });
 
   function acquire(credentialId: string): () => void {
     const count = perCredential.get(credentialId) ?? 0;
@@ -65,7 +76,10 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
     const channel = openSse(res, headers, {
       drainTimeoutMs: options.drainTimeoutMs,
       retryMs: SSE_RETRY_MS,
-      onSlowReader: () => logger.info({ tenantId: request.tenantId }, "event stream reader dropped: it stayed behind too long"),
+      onSlowReader: () => {
+        dropped.inc();
+        logger.info({ tenantId: request.tenantId }, "event stream reader dropped: it stayed behind too long");
+      },
     });
     const heartbeat = setInterval(() => channel.comment("heartbeat"), options.heartbeatMs);
     // Whoever ends the connection, the pending pull returns and the consumer goes.
