@@ -13,6 +13,8 @@ import { client, createCustomer, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { openSse, type SseReader } from "./support/sse.js";
 import { startStack, type Stack } from "./support/stack.js";
+import { startTcpProxy } from "./support/tcp-proxy.js";
+import { streamEvents, type StreamedEvent } from "@waybill/sdk";
 import { issueToken } from "./support/tokens.js";
 import { createHook, LOOPBACK_RECEIVERS, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
@@ -211,6 +213,33 @@ describe("GET /v1/events/stream", () => {
     slow.resume();
     await eventually(async () => (slowClosed ? true : undefined));
     normal.close();
+  });
+
+  it("through the SDK's reader: a link that goes silent is replaced, and the reader resumes with what it missed", async () => {
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: stack.edge.port });
+    const statuses: { state: string; error?: unknown }[] = [];
+    const received: StreamedEvent[] = [];
+    const stop = new AbortController();
+    const reading = (async () => {
+      const events = streamEvents({ baseUrl: `http://${proxy.address}`, token: stack.token, kinds: ["customer.created"], idleTimeoutMs: HEARTBEAT_MS * 4, signal: stop.signal, onStatus: (s) => statuses.push(s) });
+      for await (const event of events) received.push(event);
+    })();
+    try {
+      await eventually(async () => (statuses.some((s) => s.state === "open") ? true : undefined));
+      const first = await createCustomer(a);
+      await eventually(async () => received.find((e) => e.event.customerId === first));
+      // Half-open: the connection stays up but carries nothing, not even heartbeats.
+      proxy.blackhole();
+      const missed = await createCustomer(a);
+      await eventually(async () => (statuses.some((s) => s.state === "dropped" && String((s.error as Error)?.message).includes("nothing received")) ? true : undefined));
+      proxy.restore();
+      await eventually(async () => received.find((e) => e.event.customerId === missed));
+      expect(received.map((e) => e.event.customerId)).toEqual([first, missed]);
+    } finally {
+      stop.abort();
+      await reading;
+      await proxy.stop();
+    }
   });
 
   it("releases the reader's consumer when it disconnects, and limits streams per credential", async () => {
