@@ -89,6 +89,10 @@ describe("GET /v1/events/stream", () => {
     const badId = await stream({ lastEventId: "not-an-event" });
     expect(badId.status).toBe(400);
     expect(badId.problem.code).toBe("invalid_last_event_id");
+    const head = await fetch(`${stack.baseUrl}/events/stream`, { method: "HEAD", headers: { authorization: `Bearer ${stack.token}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(stack.edge.openEventStreams()).toBe(0);
     const sensor = await issueToken(stack.env.databaseUrl, "sensor");
     const refused = await stream({ token: sensor.token });
     expect(refused.status).toBe(403);

@@ -29,6 +29,8 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
       if (sent && !lastEventId.safeParse(sent).success) {
         throw new BadRequestError("invalid_last_event_id", "Last-Event-ID must be an event id (evt_…).", [{ path: LAST_EVENT_ID_HEADER, message: "an event id (evt_…)" }]);
       }
+      // HEAD shows the head of a stream without opening one (it could never carry an event).
+      if (ctx.method === "HEAD") return { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" } };
       // The response is written here, not by Koa: it lasts as long as the connection.
       const headers = Object.fromEntries(Object.entries(ctx.response.headers).map(([name, value]) => [name, String(value)]));
       ctx.respond = false;
