@@ -15,7 +15,7 @@ export const FEED_WAIT_MS = 5_000;
  * made the id and of the NATS server). Finding a Last-Event-ID starts scanning this far back.
  */
 export const RESUME_CLOCK_SKEW_MS = 60_000;
-/** Consumers the server removes by itself when an edge died without deleting them. */
+/** Consumers the server removes by itself when an edge died without deleting them (at least this long idle). */
 export const FEED_INACTIVE_THRESHOLD_MS = 60_000;
 
 const MSG_ID_HEADER = "Nats-Msg-Id";
@@ -40,7 +40,12 @@ export interface EventFeed extends AsyncIterable<TenantEvent> {
   close(): Promise<void>;
 }
 
-export async function openEventFeed(bus: Bus, request: EventFeedRequest): Promise<EventFeed> {
+/**
+ * `idleAllowanceMs`: how long the edge may leave the consumer without pulling (a reader being
+ * waited for); the server must not remove it meanwhile.
+ */
+export async function openEventFeed(bus: Bus, request: EventFeedRequest, idleAllowanceMs = 0): Promise<EventFeed> {
+  const inactiveThresholdMs = Math.max(FEED_INACTIVE_THRESHOLD_MS, 2 * idleAllowanceMs);
   const { topology } = bus;
   const tenantSubjects = topology.eventSubject(request.tenantId, ">");
   const subjectPrefix = tenantSubjects.slice(0, -1);
@@ -51,7 +56,7 @@ export async function openEventFeed(bus: Bus, request: EventFeedRequest): Promis
   const start = request.lastEventId ? await resumePoint(bus, tenantSubjects, request.lastEventId) : { deliver_policy: "new" as const };
   const consumer = await bus.js.consumers.get(topology.eventsStream, {
     filter_subjects: filter,
-    inactive_threshold: FEED_INACTIVE_THRESHOLD_MS,
+    inactive_threshold: inactiveThresholdMs,
     ...start,
   } as never);
 

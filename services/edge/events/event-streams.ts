@@ -67,7 +67,7 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
     const release = acquire(request.credentialId);
     let feed: EventFeed;
     try {
-      feed = await openEventFeed(bus, request);
+      feed = await openEventFeed(bus, request, options.drainTimeoutMs);
     } catch (error) {
       release();
       logger.warn({ err: (error as Error).message }, "event stream could not open its consumer");
