@@ -15,6 +15,8 @@ import { shipmentsRoutes } from "./routes/shipments.js";
 import { productsRoutes } from "./routes/products.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { eventsRoutes } from "./routes/events.js";
+import { eventsStreamRoute } from "./routes/events-stream.js";
+import type { EventStreams } from "./events/event-streams.js";
 import { hooksRoutes } from "./routes/hooks.js";
 import { devicesRoutes } from "./routes/devices.js";
 import type { Api, RouteSpec } from "./route.js";
@@ -31,18 +33,20 @@ export interface AppDeps {
   clients: BackendClients;
   tokens: TokenResolver;
   sessions: SessionVerifier;
+  eventStreams: EventStreams;
   bodyLimitBytes: number;
   rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number };
 }
 
 /** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
-export function registerRoutes(api: Api, clients: BackendClients): void {
+export function registerRoutes(api: Api, clients: BackendClients, eventStreams: EventStreams): void {
   ordersRoutes(api, clients.orders);
   shipmentsRoutes(api, clients.orders);
   customersRoutes(api, clients.orders);
   productsRoutes(api, clients.inventory);
   inventoryRoutes(api, clients.inventory);
   eventsRoutes(api, clients.dispatcher);
+  eventsStreamRoute(api, eventStreams);
   hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
   devicesRoutes(api, clients.devices);
@@ -78,7 +82,7 @@ export function createApp(deps: AppDeps): Koa {
   v1.use(authenticate(deps.tokens, deps.sessions));
   v1.use(rateLimit({ points: deps.rateLimit.requests, durationSeconds: deps.rateLimit.windowSeconds, key: (ctx) => ctx.state.principal?.credentialId }));
   v1.use(jsonBody(deps.bodyLimitBytes));
-  registerRoutes({ router: v1, routes }, deps.clients);
+  registerRoutes({ router: v1, routes }, deps.clients, deps.eventStreams);
   const openApi = buildOpenApiDocument(routes, OPENAPI_VERSION);
   app.use(async (ctx, next) => {
     // Open, like the ops endpoints: integrators read it before they have a token.

@@ -9,6 +9,13 @@ export const DEFAULT_RATE_LIMIT_REQUESTS = 6_000;
 export const DEFAULT_RATE_LIMIT_WINDOW_SECONDS = 60;
 export const DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE = 20;
 
+/** A comment line on every event stream this often, so proxies and readers know it is alive. */
+export const DEFAULT_EVENT_STREAM_HEARTBEAT_MS = 15_000;
+/** Event streams one credential may hold open at once. */
+export const DEFAULT_EVENT_STREAMS_PER_CREDENTIAL = 5;
+/** How long an event stream reader may leave the write buffer full before it is disconnected. */
+export const DEFAULT_EVENT_STREAM_DRAIN_TIMEOUT_MS = 30_000;
+
 export const edgeConfigSchema = z.object({
   ...baseConfigShape,
   HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
@@ -27,6 +34,9 @@ export const edgeConfigSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(DEFAULT_RATE_LIMIT_WINDOW_SECONDS),
   /** Login attempts per client address per minute (slows password guessing). */
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE),
+  EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAM_HEARTBEAT_MS),
+  EVENT_STREAMS_PER_CREDENTIAL: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAMS_PER_CREDENTIAL),
+  EVENT_STREAM_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAM_DRAIN_TIMEOUT_MS),
 });
 
 export type EdgeConfig = Readonly<z.output<typeof edgeConfigSchema>>;

@@ -2,6 +2,7 @@
 import { Router } from "@koa/router";
 import { describe, expect, it } from "vitest";
 import { registerRoutes } from "./app.js";
+import { UNUSED_EVENT_STREAMS } from "./openapi-snapshot.js";
 import { createBackendClients } from "./clients.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { Api } from "./route.js";
@@ -10,7 +11,7 @@ function buildApi() {
   // gRPC clients connect lazily; nothing is called here.
   const clients = createBackendClients({ identity: "127.0.0.1:1", orders: "127.0.0.1:1", inventory: "127.0.0.1:1", dispatcher: "127.0.0.1:1", devices: "127.0.0.1:1" });
   const api: Api = { router: new Router({ prefix: "/v1" }), routes: [] };
-  registerRoutes(api, clients);
+  registerRoutes(api, clients, UNUSED_EVENT_STREAMS);
   clients.close();
   return { api, document: buildOpenApiDocument(api.routes, "test") as { openapi: string; paths: Record<string, Record<string, any>> } };
 }

@@ -50,6 +50,7 @@ function operation(spec: RouteSpec) {
         }))
       : [];
   const headerParams = [
+    ...(spec.headerParams ?? []).map((h) => ({ name: h.name, in: "header", required: false, schema: { type: "string", ...(h.pattern ? { pattern: h.pattern } : {}) }, description: h.description })),
     ...(spec.idempotent
       ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Replays the first answer for 24 h; another body under the same key is a 422" }]
       : []),
@@ -63,9 +64,14 @@ function operation(spec: RouteSpec) {
   ];
   const status = String(spec.status ?? 200);
   const success =
-    status === "204" || !spec.response
-      ? { description: "Done" }
-      : { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } };
+    spec.produces === "text/event-stream"
+      ? {
+          description: "A stream of Server-Sent Events",
+          content: { "text/event-stream": { schema: { type: "string", description: "SSE messages: `id:` event id, `event:` kind, `data:` the event JSON; `:` comment lines are heartbeats" } } },
+        }
+      : status === "204" || !spec.response
+        ? { description: "Done" }
+        : { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } };
   return {
     operationId: operationId(spec),
     summary: spec.summary,

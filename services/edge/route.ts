@@ -29,6 +29,10 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   status?: 200 | 201 | 202 | 204;
   /** Creating POSTs accept Idempotency-Key (API.md conventions). */
   idempotent?: boolean;
+  /** Media type of the success answer when it is not JSON (the response schema is then that of one item). */
+  produces?: "text/event-stream";
+  /** Request headers the endpoint reads, for the OpenAPI document. */
+  headerParams?: { name: string; description: string; pattern?: string }[];
 }
 
 export interface IdempotencyInput {

@@ -12,12 +12,15 @@ import { watchRevocations } from "../identity/revocations.js";
 import { createTokenResolver } from "../identity/token-resolver.js";
 import { connectBus, createTopology } from "../platform/nats.js";
 import { createSessionVerifier } from "./session-verifier.js";
+import { createEventStreams } from "./events/event-streams.js";
 
 export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface EdgeHandle extends ServiceHandle {
   port: number;
   url: string;
+  /** Event streams open on this edge. */
+  openEventStreams(): number;
 }
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
@@ -34,12 +37,18 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
   const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
+  const eventStreams = createEventStreams(bus, logger, {
+    heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+    maxPerCredential: config.EVENT_STREAMS_PER_CREDENTIAL,
+    drainTimeoutMs: config.EVENT_STREAM_DRAIN_TIMEOUT_MS,
+  }, ops.registry);
   const app = createApp({
     logger,
     ops,
     clients,
     tokens,
     sessions: createSessionVerifier(clients.identity),
+    eventStreams,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
   });
@@ -60,8 +69,11 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   return {
     port,
     url: `http://${host}:${port}`,
+    openEventStreams: () => eventStreams.open(),
     async stop() {
       ops.setDraining();
+      // Streams never end by themselves: end them so readers reconnect elsewhere and shutdown is not held.
+      await eventStreams.closeAll();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.closeAllConnections();

@@ -22,12 +22,18 @@ export interface EventStreamOptions extends WaybillClientOptions {
   signal?: AbortSignal;
   /** Reconnect after a dropped connection (default true). Refusals (4xx) are never retried. */
   reconnect?: boolean;
+  /**
+   * A connection that carries nothing, not even a heartbeat, for this long is taken as dead
+   * (a half-open link) and replaced (default 45 s: three of the server's heartbeats).
+   */
+  idleTimeoutMs?: number;
   /** Told about each (re)connection and each drop, for progress output. */
   onStatus?: (status: { state: "connecting" | "open" | "dropped"; attempt: number; error?: unknown }) => void;
 }
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 15_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -59,8 +65,19 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
     const credential = credentialOf(options.token);
     if (credential) headers.authorization = `Bearer ${credential}`;
     if (lastEventId) headers["last-event-id"] = lastEventId;
+    // One controller per connection: the caller's signal ends everything, the idle timer only this connection.
+    const connection = new AbortController();
+    const abortConnection = () => connection.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", abortConnection, { once: true });
+    const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const resetIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => connection.abort(new Error(`nothing received for ${Math.round(idleMs / 1000)} s`)), idleMs);
+    };
     try {
-      const response = await fetchImpl(streamUrl(options), { headers, signal: options.signal });
+      resetIdle();
+      const response = await fetchImpl(streamUrl(options), { headers, signal: connection.signal });
       if (!response.ok) throw await problemFromResponse(response);
       if (!response.body) throw new Error("the stream answered without a body");
       options.onStatus?.({ state: "open", attempt });
@@ -72,6 +89,7 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        resetIdle();
         parser.feed(decoder.decode(value, { stream: true }));
         while (queue.length > 0) {
           const message = queue.shift()!;
@@ -79,7 +97,10 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
           const event = JSON.parse(message.data) as Record<string, unknown>;
           const id = message.id ?? String(event.id);
           lastEventId = id;
+          // The caller's time with the event is not the connection's silence.
+          clearTimeout(idle);
           yield { id, kind: message.event ?? String(event.kind), event, raw: message.data };
+          resetIdle();
         }
       }
       options.onStatus?.({ state: "dropped", attempt: 1 });
@@ -87,7 +108,11 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
       if (options.signal?.aborted) return;
       if (error instanceof WaybillApiError && error.status < 500 && error.status !== 429) throw error;
       if (options.reconnect === false) throw error instanceof WaybillApiError ? error : new WaybillConnectionError(streamUrl(options), error);
-      options.onStatus?.({ state: "dropped", attempt, error });
+      options.onStatus?.({ state: "dropped", attempt, error: connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason : error });
+    } finally {
+      clearTimeout(idle);
+      options.signal?.removeEventListener("abort", abortConnection);
+      connection.abort();
     }
     if (options.reconnect === false) return;
     await sleep(Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** Math.min(attempt, 5)), options.signal);

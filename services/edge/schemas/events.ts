@@ -27,3 +27,20 @@ export const eventOutput = z
 export const eventKindsOutput = z.object({
   data: z.array(z.object({ kind: z.string(), schema: z.record(z.string(), z.unknown()) })),
 });
+
+/** `kind=a` or `kind=a,b`: every name must be in the catalog. */
+export const eventsStreamQuery = z.object({
+  kind: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const kinds = [...new Set((value ?? "").split(",").map((k) => k.trim()).filter(Boolean))];
+      const unknown = kinds.filter((k) => !(EVENT_KINDS as readonly string[]).includes(k));
+      if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `unknown event kind: ${unknown.join(", ")} (see GET /v1/event-kinds)` });
+      return kinds;
+    })
+    .describe("One event kind or a comma-separated list (all kinds when absent)"),
+});
+
+/** Last-Event-ID: the id of the last event the reader processed. */
+export const lastEventId = eventId;

@@ -1,0 +1,46 @@
+// The `waybill` command tree: global connection and output options, then one group per resource.
+import { Command } from "commander";
+import { registerAuth } from "./commands/auth.js";
+import { registerCustomers } from "./commands/customers.js";
+import { registerEvents } from "./commands/events.js";
+import { registerHooks } from "./commands/hooks.js";
+import { registerInventory } from "./commands/inventory.js";
+import { registerListen } from "./commands/listen.js";
+import { registerOrders } from "./commands/orders.js";
+import { registerProducts } from "./commands/products.js";
+import { registerShipments } from "./commands/shipments.js";
+import { registerTokens } from "./commands/tokens.js";
+import { addGlobalOptions, addGlobalOptionsToLeaves } from "./global-options.js";
+import { examples } from "./help.js";
+import { VERSION } from "./version.js";
+
+export function buildProgram(): Command {
+  const program = new Command("waybill")
+    .description("The command-line client of the Waybill API: webhooks, tokens, orders, stock and live events")
+    .version(VERSION, "-v, --version")
+    // Settings below are inherited by every subcommand created after them.
+    .exitOverride()
+    .showHelpAfterError("(add --help for usage)")
+    // Options before a command are the program's; after it, the command's (see global-options.ts).
+    .enablePositionalOptions();
+  addGlobalOptions(program);
+  examples(
+    program,
+    "waybill login",
+    "waybill hooks create --name shop --url https://shop.example.com/hooks --on order.created",
+    "waybill hooks test hook_01j…",
+    "waybill listen --forward-to http://localhost:3000/webhooks",
+  );
+  registerAuth(program);
+  registerHooks(program);
+  registerTokens(program);
+  registerOrders(program);
+  registerCustomers(program);
+  registerProducts(program);
+  registerInventory(program);
+  registerShipments(program);
+  registerEvents(program);
+  registerListen(program);
+  addGlobalOptionsToLeaves(program);
+  return program;
+}
