@@ -10,6 +10,7 @@ export interface RuntimeConfig {
   DATABASE_URL: string;
   DB_POOL_MAX: number;
   NATS_URL: string;
+  NATS_STREAM_REPLICAS: number;
   LOG_LEVEL: string;
   BIND_HOST: string;
   STREAM_PREFIX: string;
@@ -60,7 +61,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
 
     const bus = await connectBus({ url: config.NATS_URL, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
     stack.push(() => bus.close());
-    await ensureStreams(bus, logger);
+    await ensureStreams(bus, logger, config.NATS_STREAM_REPLICAS);
 
     ops = createOps(service, {
       database: async () => void (await pool.query("SELECT 1")),
