@@ -24,6 +24,7 @@ import type { SessionVerifier } from "./session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 
 export const OPENAPI_VERSION = "1.0.0";
+const PUBLIC_OPS_PATHS = new Set(["/healthz", "/readyz"]);
 
 export interface AppDeps {
   logger: Logger;
@@ -61,7 +62,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problemResponses(deps.logger));
   app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {
-    const answer = ctx.method === "GET" ? await deps.ops.answer(ctx.path) : undefined;
+    // Probes through the public port keep working; /metrics is only on the ops port.
+    const answer = ctx.method === "GET" && PUBLIC_OPS_PATHS.has(ctx.path) ? await deps.ops.answer(ctx.path) : undefined;
     if (!answer) return next();
     ctx.status = answer.status;
     ctx.type = answer.contentType;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseConfigShape, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
 
 export const DEFAULT_HTTP_PORT = 8080;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -12,6 +12,8 @@ export const DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE = 20;
 export const edgeConfigSchema = z.object({
   ...baseConfigShape,
   HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
+  /** /healthz, /readyz and /metrics for probes and scrapers; the public port keeps only /healthz and /readyz. */
+  OPS_PORT: port.default(DEFAULT_PORTS.edge.ops),
   IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
   ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
   INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { Client } from "@grpc/grpc-js";
 import { createLogger, type Logger } from "../platform/logger.js";
-import { createOps } from "../platform/ops.js";
+import { createOps, startOpsServer } from "../platform/ops.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
@@ -17,6 +17,7 @@ export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface EdgeHandle extends ServiceHandle {
   port: number;
+  opsPort: number;
   url: string;
 }
 
@@ -24,12 +25,18 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
   const bus = await connectBus({ url: config.NATS_URL, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
   const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL, devices: config.DEVICES_GRPC_URL });
+  // The edge is ready when it can serve: the backends are shared by every edge replica, so they
+  // are reported but do not take this pod out of rotation (callers get a 503 problem instead).
   const ops = createOps("edge", {
-    identity: () => channelReady(clients.identity),
-    orders: () => channelReady(clients.orders),
-    inventory: () => channelReady(clients.inventory),
-    dispatcher: () => channelReady(clients.dispatcher),
-    nats: async () => void (await bus.nc.flush()),
+    informational: {
+      identity: () => channelReady(clients.identity, config.READINESS_CHECK_TIMEOUT_MS),
+      orders: () => channelReady(clients.orders, config.READINESS_CHECK_TIMEOUT_MS),
+      inventory: () => channelReady(clients.inventory, config.READINESS_CHECK_TIMEOUT_MS),
+      dispatcher: () => channelReady(clients.dispatcher, config.READINESS_CHECK_TIMEOUT_MS),
+      nats: async () => void (await bus.nc.flush()),
+    },
+    intervalMs: config.READINESS_CHECK_INTERVAL_MS,
+    timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
   });
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
@@ -54,11 +61,19 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     await bus.close();
     throw error;
   });
+  const opsServer = await startOpsServer(ops, config.BIND_HOST, config.OPS_PORT).catch(async (error) => {
+    server.close();
+    stopWatching();
+    clients.close();
+    await bus.close();
+    throw error;
+  });
   const port = (server.address() as { port: number }).port;
   const host = config.BIND_HOST === "0.0.0.0" || config.BIND_HOST === "::" ? "127.0.0.1" : config.BIND_HOST;
-  logger.info({ port }, "edge started");
+  logger.info({ port, opsPort: opsServer.port }, "edge started");
   return {
     port,
+    opsPort: opsServer.port,
     url: `http://${host}:${port}`,
     async stop() {
       ops.setDraining();
@@ -76,10 +91,11 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
       clients.close();
       stopWatching();
       await bus.close();
+      await opsServer.stop();
     },
   };
 }
 
-function channelReady(client: Client): Promise<void> {
-  return new Promise((resolve, reject) => client.waitForReady(Date.now() + 1_000, (error) => (error ? reject(new Error("unreachable")) : resolve())));
+function channelReady(client: Client, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => client.waitForReady(Date.now() + timeoutMs, (error) => (error ? reject(new Error("unreachable")) : resolve())));
 }

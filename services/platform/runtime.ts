@@ -11,6 +11,8 @@ export interface RuntimeConfig {
   DB_POOL_MAX: number;
   NATS_URL: string;
   NATS_STREAM_REPLICAS: number;
+  READINESS_CHECK_INTERVAL_MS: number;
+  READINESS_CHECK_TIMEOUT_MS: number;
   LOG_LEVEL: string;
   BIND_HOST: string;
   STREAM_PREFIX: string;
@@ -64,13 +66,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     await ensureStreams(bus, logger, config.NATS_STREAM_REPLICAS);
 
     ops = createOps(service, {
-      database: async () => void (await pool.query("SELECT 1")),
-      nats: async () => {
-        if (bus.nc.isClosed()) throw new Error("closed");
-        await bus.nc.flush();
+      checks: {
+        database: async () => void (await pool.query("SELECT 1")),
+        nats: async () => {
+          if (bus.nc.isClosed()) throw new Error("closed");
+          await bus.nc.flush();
+        },
+        ...options.extraChecks,
       },
-      ...options.extraChecks,
+      intervalMs: config.READINESS_CHECK_INTERVAL_MS,
+      timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
     });
+    await ops.firstRound;
     let opsPort: number | undefined;
     if (options.opsPort !== undefined) {
       const server = await startOpsServer(ops, config.BIND_HOST, options.opsPort);
