@@ -23,7 +23,7 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
-  const bus = await connectBus({ url: config.NATS_URL, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
   const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL, devices: config.DEVICES_GRPC_URL });
   // The edge is ready when it can serve: the backends are shared by every edge replica, so they
   // are reported but do not take this pod out of rotation (callers get a 503 problem instead).

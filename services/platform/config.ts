@@ -30,6 +30,9 @@ export const baseConfigShape = {
   DATABASE_URL: z.string().url().default(DEFAULT_DATABASE_URL),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_DB_POOL_MAX),
   NATS_URL: z.string().default(DEFAULT_NATS_URL),
+  /** A NATS user and password, when the server requires them (TLS is used when the server asks for it). */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
   /**
    * Copies of each JetStream stream a service creates (3 on a three-node cluster). An existing
    * stream with fewer is raised; one with more is left alone.

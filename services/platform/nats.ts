@@ -113,9 +113,20 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-export async function connectBus(options: { url: string; name: string; topology: Topology; logger: Logger }): Promise<Bus> {
+export interface BusOptions {
+  url: string;
+  name: string;
+  topology: Topology;
+  logger: Logger;
+  /** Credentials of a NATS user (deploy/ runs NATS with accounts); absent for an open server. */
+  user?: string;
+  pass?: string;
+}
+
+export async function connectBus(options: BusOptions): Promise<Bus> {
   const nc = await connect({
     servers: options.url.split(","),
+    ...(options.user ? { user: options.user, pass: options.pass } : {}),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

@@ -11,6 +11,8 @@ export interface RuntimeConfig {
   DB_POOL_MAX: number;
   NATS_URL: string;
   NATS_STREAM_REPLICAS: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
   READINESS_CHECK_INTERVAL_MS: number;
   READINESS_CHECK_TIMEOUT_MS: number;
   LOG_LEVEL: string;
@@ -61,7 +63,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     const housekeeping = startHousekeeping({ pool, logger });
     stack.push(() => housekeeping.stop());
 
-    const bus = await connectBus({ url: config.NATS_URL, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
+    const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
     stack.push(() => bus.close());
     await ensureStreams(bus, logger, config.NATS_STREAM_REPLICAS);
 
