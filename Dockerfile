@@ -1,6 +1,7 @@
 # One image for every Waybill service; the command picks which one runs,
 # e.g. `docker run waybill services/orders/main.ts`.
-FROM node:20-bookworm-slim
+# Pinned to an exact release so a rebuild gives the same runtime.
+FROM node:20.19.5-bookworm-slim
 
 WORKDIR /app
 # No registry calls at run time (npx/npm would otherwise check for updates).
@@ -18,7 +19,7 @@ ENV NODE_ENV=production
 USER node
 
 # edge HTTP, MQTT, gRPC and ops ports (documentation only).
-EXPOSE 8080 1883 50051-50054 9101-9105
+EXPOSE 8080 1883 8883 50051-50055 9100-9105
 
 # tsx, loaded into node itself, runs the TypeScript sources directly (no build step). Node is
 # PID 1's only process, so SIGTERM reaches the service, which drains; the tsx CLI or npx in
