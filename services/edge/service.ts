@@ -12,6 +12,7 @@ import { watchRevocations } from "../identity/revocations.js";
 import { createTokenResolver } from "../identity/token-resolver.js";
 import { connectBus, createTopology } from "../platform/nats.js";
 import { createSessionVerifier } from "./session-verifier.js";
+import { memoryRateLimitStore, natsRateLimitStore } from "./rate-limit-store.js";
 
 export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -41,6 +42,15 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
   const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
+  const rateLimitStore =
+    config.RATE_LIMIT_STORE === "nats"
+      ? await natsRateLimitStore(bus, { prefix: config.STREAM_PREFIX, replicas: config.NATS_STREAM_REPLICAS, logger }).catch(async (error) => {
+          stopWatching();
+          clients.close();
+          await bus.close();
+          throw error;
+        })
+      : memoryRateLimitStore();
   const app = createApp({
     logger,
     ops,
@@ -49,6 +59,8 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     sessions: createSessionVerifier(clients.identity),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+    rateLimitStore,
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
