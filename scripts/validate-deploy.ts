@@ -164,6 +164,20 @@ export function policyProblems(objects: K8sObject[]): string[] {
       }
     }
   }
+  // A Service must select some pods and name ports those pods have.
+  const workloads = objects.filter((o) => WORKLOAD_KINDS.has(o.kind));
+  for (const service of objects.filter((o) => o.kind === "Service" && o.spec?.selector)) {
+    const selected = workloads.filter((w) => Object.entries<string>(service.spec.selector).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v));
+    if (selected.length === 0) {
+      out.push(`${id(service)}: selects no pods`);
+      continue;
+    }
+    const ports = new Set(selected.flatMap((w) => (w.spec.template.spec.containers ?? []).flatMap((c: any) => (c.ports ?? []).flatMap((p: any) => [p.name, p.containerPort]))));
+    for (const port of service.spec.ports ?? []) {
+      const target = port.targetPort ?? port.port;
+      if (!ports.has(target)) out.push(`${id(service)}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`);
+    }
+  }
   const names = new Set(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.name));
   for (const hpa of objects.filter((o) => o.kind === "HorizontalPodAutoscaler")) {
     if (!names.has(hpa.spec?.scaleTargetRef?.name)) out.push(`${id(hpa)}: scales ${hpa.spec?.scaleTargetRef?.name}, which is not in the render`);

@@ -59,6 +59,14 @@ describe("npm run validate:deploy", () => {
     expect(problems).toContain("deploy/overlays/production: StatefulSet/nats container nats: image nats:latest is not pinned to an exact version or digest");
   }, 60_000);
 
+  it("fails on a Service whose port its pods do not declare", async () => {
+    const root = brokenCopy("deploy/base/edge.yaml", (t) => t.replace("      targetPort: http\n", "      targetPort: web\n"));
+    expect(await validateDeploy({ root })).toEqual([
+      "deploy/overlays/dev: Service/edge: port http targets web, which its pods do not declare",
+      "deploy/overlays/production: Service/edge: port http targets web, which its pods do not declare",
+    ]);
+  }, 60_000);
+
   it("fails when the pools could open more connections than PostgreSQL allows", async () => {
     const root = brokenCopy("deploy/base/orders.yaml", (t) => t.replace("maxReplicas: 6", "maxReplicas: 20"));
     const problems = await validateDeploy({ root });
