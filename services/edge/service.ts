@@ -42,14 +42,16 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
   const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
+  const abandon = async (error: unknown): Promise<never> => {
+    ops.setDraining();
+    stopWatching();
+    clients.close();
+    await bus.close();
+    throw error;
+  };
   const rateLimitStore =
     config.RATE_LIMIT_STORE === "nats"
-      ? await natsRateLimitStore(bus, { prefix: config.STREAM_PREFIX, replicas: config.NATS_STREAM_REPLICAS, logger }).catch(async (error) => {
-          stopWatching();
-          clients.close();
-          await bus.close();
-          throw error;
-        })
+      ? await natsRateLimitStore(bus, { prefix: config.STREAM_PREFIX, replicas: config.NATS_STREAM_REPLICAS, logger }).catch(abandon)
       : memoryRateLimitStore();
   const app = createApp({
     logger,
@@ -67,18 +69,10 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.HTTP_PORT, config.BIND_HOST, () => resolve());
-  }).catch(async (error) => {
-    stopWatching();
-    clients.close();
-    await bus.close();
-    throw error;
-  });
-  const opsServer = await startOpsServer(ops, config.BIND_HOST, config.OPS_PORT).catch(async (error) => {
+  }).catch(abandon);
+  const opsServer = await startOpsServer(ops, config.BIND_HOST, config.OPS_PORT).catch((error) => {
     server.close();
-    stopWatching();
-    clients.close();
-    await bus.close();
-    throw error;
+    return abandon(error);
   });
   const port = (server.address() as { port: number }).port;
   const host = config.BIND_HOST === "0.0.0.0" || config.BIND_HOST === "::" ? "127.0.0.1" : config.BIND_HOST;

@@ -1,6 +1,6 @@
 // Readiness answers from cached background checks: each dependency on its own timer and
 // timeout, so a slow one neither delays the probe nor hides the others' state.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createOps, type Ops } from "./ops.js";
 
 const never = () => new Promise<void>(() => {});
@@ -61,6 +61,26 @@ describe("createOps readiness", () => {
       status = (await readyz(ops)).status;
     }
     expect(status).toBe(200);
+  });
+
+  it("does not start a hung check again until it settles, so hung checks never pile up", async () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      let release = () => {};
+      ops = createOps("svc", { checks: { db: () => (calls++, new Promise<void>((r) => (release = r))) }, intervalMs: 10, timeoutMs: 5 });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(calls).toBe(1);
+      expect((await readyz(ops)).body.checks.db).toMatch(/no answer within 5 ms/);
+      release();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(calls).toBe(2);
+      release(); // the second answers in time
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await readyz(ops)).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("answers draining once draining starts", async () => {

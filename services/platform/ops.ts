@@ -47,13 +47,18 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
     let running = false;
     const run = (): Promise<void> => {
       if (running || draining) return Promise.resolve();
+      // A check that hangs past its timeout is reported failed but not started again until it
+      // settles, so hung checks never pile up.
       running = true;
-      return withTimeout(check, timeoutMs).then(
+      const settled = Promise.resolve().then(check);
+      settled.then(
+        () => (running = false),
+        () => (running = false),
+      );
+      return withTimeout(settled, timeoutMs).then(
         () => void results.set(name, "ok"),
         (error: Error) => void results.set(name, error?.message || "failed"),
-      ).finally(() => {
-        running = false;
-      });
+      );
     };
     firsts.push(run());
     const timer = setInterval(run, options.intervalMs ?? DEFAULT_READINESS_CHECK_INTERVAL_MS);
@@ -79,13 +84,10 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
   };
 }
 
-function withTimeout(check: ReadinessCheck, timeoutMs: number): Promise<void> {
+function withTimeout(settled: Promise<void>, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    Promise.resolve()
-      .then(check)
-      .then(resolve, reject)
-      .finally(() => clearTimeout(timer));
+    settled.then(resolve, reject).finally(() => clearTimeout(timer));
   });
 }
 
