@@ -199,6 +199,11 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
   if (maxConnections === undefined) return [];
   const hpas = new Map(objects.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => [o.spec.scaleTargetRef.name, o.spec.maxReplicas as number]));
   const configMaps = objects.filter((o) => o.kind === "ConfigMap");
+  const roleLimits = new Map<string, number>();
+  for (const cluster of objects.filter((o) => o.kind === "Cluster")) {
+    for (const role of cluster.spec?.managed?.roles ?? []) if (role.passwordSecret?.name && role.connectionLimit !== undefined) roleLimits.set(role.passwordSecret.name, role.connectionLimit);
+  }
+  const out: string[] = [];
   let total = 0;
   const terms: string[] = [];
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
@@ -212,9 +217,16 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
     const pods = (hpas.get(deployment.metadata.name) ?? deployment.spec.replicas ?? 1) + (Number.isFinite(surge) ? surge : 1);
     total += pods * perPod;
     terms.push(`${deployment.metadata.name} ${pods}x${perPod}`);
+    // A role's own limit (CloudNativePG managed roles) must admit what its pods may open.
+    const secret = (container.env ?? []).find((e: any) => e.name === "DATABASE_USER")?.valueFrom?.secretKeyRef?.name;
+    const limit = roleLimits.get(secret);
+    if (limit !== undefined && limit >= 0 && limit < pods * perPod) {
+      out.push(`PostgreSQL role of ${deployment.metadata.name} (${secret}): connectionLimit ${limit} < ${pods}x${perPod} its pods may open`);
+    }
   }
   const budget = maxConnections - RESERVED_CONNECTIONS;
-  return total > budget ? [`PostgreSQL connections: ${terms.join(" + ")} = ${total} > max_connections ${maxConnections} - ${RESERVED_CONNECTIONS} reserved`] : [];
+  if (total > budget) out.push(`PostgreSQL connections: ${terms.join(" + ")} = ${total} > max_connections ${maxConnections} - ${RESERVED_CONNECTIONS} reserved`);
+  return out;
 }
 
 function findMaxConnections(objects: K8sObject[]): number | undefined {

@@ -70,8 +70,10 @@ describe("npm run validate:deploy", () => {
   it("fails when the pools could open more connections than PostgreSQL allows", async () => {
     const root = brokenCopy("deploy/base/orders.yaml", (t) => t.replace("maxReplicas: 6", "maxReplicas: 20"));
     const problems = await validateDeploy({ root });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^deploy\/overlays\/production: PostgreSQL connections: .*orders 21x10.* > max_connections 300 - 20 reserved$/);
+    expect(problems).toEqual([
+      "deploy/overlays/production: PostgreSQL role of orders (waybill-db-orders): connectionLimit 70 < 21x10 its pods may open",
+      expect.stringMatching(/^deploy\/overlays\/production: PostgreSQL connections: .*orders 21x10.* > max_connections 300 - 20 reserved$/),
+    ]);
   }, 60_000);
 
   it("fails on a nats.conf the server does not accept", async () => {
