@@ -53,7 +53,8 @@ export async function natsRateLimitStore(bus: Bus, options: { prefix: string; re
   const bucket = `${options.prefix}${RATE_LIMIT_BUCKET}`;
   let kv: KV;
   try {
-    kv = await kvm.create(bucket, { history: 1, ttl: RATE_LIMIT_BUCKET_TTL_MS, replicas: options.replicas });
+    // No direct gets: a follower's read may lag, and a stale revision only makes compare-and-set retry.
+    kv = await kvm.create(bucket, { history: 1, ttl: RATE_LIMIT_BUCKET_TTL_MS, replicas: options.replicas, allow_direct: false });
   } catch (error) {
     // Exists with settings an operator changed (e.g. more replicas): use it as it is.
     options.logger.info({ bucket, err: (error as Error).message }, "using the existing rate-limit bucket");
