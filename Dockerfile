@@ -10,7 +10,8 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 
 # Dependencies first so source edits keep this layer cached.
 COPY package.json package-lock.json ./
-RUN npm ci && npm cache clean --force
+# Runtime dependencies only (tsx included); tests, code generation and deploy validation stay out.
+RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
 
