@@ -19,6 +19,8 @@ export const RESERVED_CONNECTIONS = 20;
 /** Connections a pod opens besides its DB_POOL_MAX pool. */
 const EXTRA_CONNECTIONS: Record<string, number> = { dispatcher: DELIVERY_POOL_MAX };
 const WORKLOAD_KINDS = new Set(["Deployment", "StatefulSet"]);
+/** Settings a service refuses to start without in the image (NODE_ENV=production): compose must demand them. */
+const REQUIRED_COMPOSE_SECRETS: Record<string, string[]> = { dispatcher: ["WEBHOOK_SECRET_KEY"] };
 /** A digest, or an exact version: x.y.z, or x.y for PostgreSQL, whose releases have two parts. */
 const PINNED_IMAGE = /(@sha256:[0-9a-f]{64}$)|(:\d+\.\d+\.\d+[\w.-]*$)|(postgres(ql)?:\d+\.\d+[\w.-]*$)/;
 
@@ -288,6 +290,17 @@ export function composeProblems(file: string): string[] {
     const dependsOn = service.depends_on ?? {};
     if (Array.isArray(dependsOn) && dependsOn.length > 0) out.push(`service ${name}: depends_on must name condition service_healthy`);
     else for (const [dep, rule] of Object.entries<any>(dependsOn)) if (rule?.condition !== "service_healthy") out.push(`service ${name}: depends on ${dep} without condition service_healthy`);
+    const environment = Array.isArray(service.environment)
+      ? Object.fromEntries(service.environment.map((e: string) => [e.split("=")[0], e.includes("=") ? e.slice(e.indexOf("=") + 1) : null]))
+      : (service.environment ?? {});
+    for (const [key, value] of Object.entries<unknown>(environment)) {
+      // `${X}` alone turns an unset variable into an empty value without a word.
+      if (value === null) out.push(`service ${name}: ${key} is passed through from the shell; give it a default (\${${key}:-…}) or require it (\${${key}:?message})`);
+      else if (typeof value === "string" && /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value)) out.push(`service ${name}: ${key}=${value} has neither a default (:-) nor a required message (:?)`);
+    }
+    for (const key of REQUIRED_COMPOSE_SECRETS[name] ?? []) {
+      if (!new RegExp(`^\\$\\{${key}:\\?.+\\}$`).test(String(environment[key] ?? ""))) out.push(`service ${name}: ${key} must be required with \${${key}:?message} (the service refuses to start without it)`);
+    }
     for (const port of service.ports ?? []) {
       const published = typeof port === "string" ? port : `${port.host_ip ?? ""}:${port.published ?? ""}:${port.target}`;
       if (!/^(127\.0\.0\.1|\$\{[A-Z_]+:-127\.0\.0\.1\}):/.test(published)) out.push(`service ${name}: port ${published} is not bound to 127.0.0.1 by default`);

@@ -83,6 +83,14 @@ describe("npm run validate:deploy", () => {
     expect(problems[0]).toMatch(/^deploy\/overlays\/production: ConfigMap\/nats-config-\w+ nats.conf: /);
   }, 60_000);
 
+  it("fails on a compose file that lets the dispatcher start without WEBHOOK_SECRET_KEY", async () => {
+    const root = brokenCopy("docker-compose.yml", (t) => t.replace(/WEBHOOK_SECRET_KEY: \$\{WEBHOOK_SECRET_KEY:\?[^}]*\}/, "WEBHOOK_SECRET_KEY:"));
+    expect(await validateDeploy({ root })).toEqual([
+      "docker-compose.yml: service dispatcher: WEBHOOK_SECRET_KEY is passed through from the shell; give it a default (${WEBHOOK_SECRET_KEY:-…}) or require it (${WEBHOOK_SECRET_KEY:?message})",
+      "docker-compose.yml: service dispatcher: WEBHOOK_SECRET_KEY must be required with ${WEBHOOK_SECRET_KEY:?message} (the service refuses to start without it)",
+    ]);
+  }, 60_000);
+
   it("fails on a compose file without a healthcheck, with a published port on every interface, or invalid for the spec", async () => {
     const root = brokenCopy("docker-compose.yml", (t) =>
       t
