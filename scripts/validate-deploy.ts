@@ -180,9 +180,11 @@ export function policyProblems(objects: K8sObject[]): string[] {
       if (!ports.has(target)) out.push(`${id(service)}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`);
     }
   }
-  const names = new Set(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.name));
   for (const hpa of objects.filter((o) => o.kind === "HorizontalPodAutoscaler")) {
-    if (!names.has(hpa.spec?.scaleTargetRef?.name)) out.push(`${id(hpa)}: scales ${hpa.spec?.scaleTargetRef?.name}, which is not in the render`);
+    const target = objects.find((o) => o.kind === "Deployment" && o.metadata.name === hpa.spec?.scaleTargetRef?.name);
+    if (!target) out.push(`${id(hpa)}: scales ${hpa.spec?.scaleTargetRef?.name}, which is not in the render`);
+    // Every apply would reset the autoscaler's count to the manifest's.
+    else if (target.spec?.replicas !== undefined) out.push(`${id(target)}: sets replicas although ${id(hpa)} scales it`);
   }
   const defaultDeny = objects.some(
     (o) => o.kind === "NetworkPolicy" && Object.keys(o.spec?.podSelector ?? {}).length === 0 && !o.spec?.ingress && !o.spec?.egress && ["Ingress", "Egress"].every((t) => o.spec?.policyTypes?.includes(t)),
