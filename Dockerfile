@@ -1,6 +1,7 @@
 # One image for every Waybill service; the command picks which one runs,
 # e.g. `docker run waybill services/orders/main.ts`.
-FROM node:20-bookworm-slim
+# Pinned to an exact release so a rebuild gives the same runtime.
+FROM node:20.19.5-bookworm-slim
 
 WORKDIR /app
 # No registry calls at run time (npx/npm would otherwise check for updates).
@@ -9,7 +10,8 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 
 # Dependencies first so source edits keep this layer cached.
 COPY package.json package-lock.json ./
-RUN npm ci && npm cache clean --force
+# Runtime dependencies only (tsx included); tests, code generation and deploy validation stay out.
+RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
 
@@ -18,7 +20,7 @@ ENV NODE_ENV=production
 USER node
 
 # edge HTTP, MQTT, gRPC and ops ports (documentation only).
-EXPOSE 8080 1883 50051-50054 9101-9105
+EXPOSE 8080 1883 8883 50051-50055 9100-9105
 
 # tsx, loaded into node itself, runs the TypeScript sources directly (no build step). Node is
 # PID 1's only process, so SIGTERM reaches the service, which drains; the tsx CLI or npx in

@@ -71,7 +71,7 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
       start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
       start("mqtt-gateway", { GRPC_PORT: String(ports.devices), MQTT_PORT: String(ports.mqtt) }),
     ]);
-    await start("edge", { HTTP_PORT: String(ports.http) });
+    await start("edge", { HTTP_PORT: String(ports.http), OPS_PORT: "0" }); // its ops port is not read here
   } catch (error) {
     await stopAll(children, "SIGTERM");
     throw error;

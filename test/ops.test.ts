@@ -8,7 +8,8 @@ import { startStack, type Stack } from "./support/stack.js";
 let stack: Stack;
 let gateway: MqttGatewayHandle;
 beforeAll(async () => {
-  stack = await startStack();
+  // Short check interval so a stopped backend shows in /readyz within the test.
+  stack = await startStack({ extraEnv: { READINESS_CHECK_INTERVAL_MS: "200", READINESS_CHECK_TIMEOUT_MS: "500" } });
   gateway = await startMqttGateway(loadMqttGatewayConfig({ ...stack.serviceEnv, MQTT_PORT: "0" }));
 });
 afterAll(async () => {
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 function opsUrls() {
   return {
-    edge: stack.edge.url,
+    edge: `http://127.0.0.1:${stack.edge.opsPort}`,
     identity: `http://127.0.0.1:${stack.identity.opsPort}`,
     inventory: `http://127.0.0.1:${stack.inventory.opsPort}`,
     orders: `http://127.0.0.1:${stack.orders.opsPort}`,
@@ -64,12 +65,23 @@ describe("ops endpoints", () => {
     expect(text).toMatch(/waybill_dispatcher_events_received_total\{kind="order.created",service="dispatcher"\} 1/);
   });
 
-  it("readiness fails while a dependency is down and the edge says which", async () => {
+  it("the edge's public port answers probes but never serves /metrics", async () => {
+    expect((await request(`${stack.edge.url}/healthz`)).status).toBe(200);
+    expect((await request(`${stack.edge.url}/readyz`)).status).toBe(200);
+    expect((await fetch(`${stack.edge.url}/metrics`)).status).not.toBe(200);
+  });
+
+  it("a backend down is reported by the edge without taking the edge out of rotation", async () => {
     await stack.inventory.stop();
-    const ready = await request(`${stack.edge.url}/readyz`);
-    expect(ready.status).toBe(503);
+    let ready = await request(`${opsUrls().edge}/readyz`);
+    const deadline = Date.now() + 10_000;
+    while (ready.body.checks.inventory === "ok" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await request(`${opsUrls().edge}/readyz`);
+    }
     expect(ready.body.checks.inventory).not.toBe("ok");
     expect(ready.body.checks.identity).toBe("ok");
+    expect(ready.status).toBe(200);
     // A read that needs inventory is a 503 problem, not a hang or a 500.
     const products = await request(`${stack.baseUrl}/products`, { token: stack.token });
     expect(products.status).toBe(503);

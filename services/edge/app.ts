@@ -21,11 +21,14 @@ import { hooksRoutes } from "./routes/hooks.js";
 import { devicesRoutes } from "./routes/devices.js";
 import type { Api, RouteSpec } from "./route.js";
 import { rateLimit } from "./middleware/rate-limit.js";
+import { memoryRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
+import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
 import type { SessionVerifier } from "./session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 
 export const OPENAPI_VERSION = "1.0.0";
+const PUBLIC_OPS_PATHS = new Set(["/healthz", "/readyz"]);
 
 export interface AppDeps {
   logger: Logger;
@@ -36,6 +39,10 @@ export interface AppDeps {
   eventStreams: EventStreams;
   bodyLimitBytes: number;
   rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number };
+  /** Where counts live; memory (this process only) when absent. */
+  rateLimitStore?: RateLimitStore;
+  /** Proxies whose X-Forwarded-For is believed for the login limiter's client address. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
@@ -65,7 +72,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problemResponses(deps.logger));
   app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {
-    const answer = ctx.method === "GET" ? await deps.ops.answer(ctx.path) : undefined;
+    // Probes through the public port keep working; /metrics is only on the ops port.
+    const answer = ctx.method === "GET" && PUBLIC_OPS_PATHS.has(ctx.path) ? await deps.ops.answer(ctx.path) : undefined;
     if (!answer) return next();
     ctx.status = answer.status;
     ctx.type = answer.contentType;
@@ -74,13 +82,27 @@ export function createApp(deps: AppDeps): Koa {
 
   const routes: RouteSpec[] = [];
   const open = new Router({ prefix: "/v1" });
-  open.use(rateLimit({ points: deps.rateLimit.loginPerMinute, durationSeconds: 60, key: (ctx) => `ip:${ctx.ip}` }));
+  const store = deps.rateLimitStore ?? memoryRateLimitStore();
+  const trusted = deps.trustedProxies ?? (() => false);
+  open.use(
+    rateLimit({
+      limiter: store.limiter("login", deps.rateLimit.loginPerMinute, 60),
+      points: deps.rateLimit.loginPerMinute,
+      key: (ctx) => `ip:${clientAddress(ctx.req.socket.remoteAddress ?? "", ctx.get("x-forwarded-for") || undefined, trusted)}`,
+    }),
+  );
   open.use(jsonBody(deps.bodyLimitBytes));
   registerPublicRoutes({ router: open, routes }, deps.clients);
 
   const v1 = new Router({ prefix: "/v1" });
   v1.use(authenticate(deps.tokens, deps.sessions));
-  v1.use(rateLimit({ points: deps.rateLimit.requests, durationSeconds: deps.rateLimit.windowSeconds, key: (ctx) => ctx.state.principal?.credentialId }));
+  v1.use(
+    rateLimit({
+      limiter: store.limiter("api", deps.rateLimit.requests, deps.rateLimit.windowSeconds),
+      points: deps.rateLimit.requests,
+      key: (ctx) => ctx.state.principal?.credentialId,
+    }),
+  );
   v1.use(jsonBody(deps.bodyLimitBytes));
   registerRoutes({ router: v1, routes }, deps.clients, deps.eventStreams);
   const openApi = buildOpenApiDocument(routes, OPENAPI_VERSION);

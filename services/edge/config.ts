@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { baseConfigShape, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { parseTrustedProxies } from "./client-address.js";
+import { RATE_LIMIT_BUCKET_TTL_MS } from "./rate-limit-store.js";
 
 export const DEFAULT_HTTP_PORT = 8080;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -19,6 +21,8 @@ export const DEFAULT_EVENT_STREAM_DRAIN_TIMEOUT_MS = 30_000;
 export const edgeConfigSchema = z.object({
   ...baseConfigShape,
   HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
+  /** /healthz, /readyz and /metrics for probes and scrapers; the public port keeps only /healthz and /readyz. */
+  OPS_PORT: port.default(DEFAULT_PORTS.edge.ops),
   IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
   ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
   INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),
@@ -31,7 +35,28 @@ export const edgeConfigSchema = z.object({
   AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
   /** Requests each credential may make per window before 429. */
   RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(DEFAULT_RATE_LIMIT_REQUESTS),
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(DEFAULT_RATE_LIMIT_WINDOW_SECONDS),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().max(RATE_LIMIT_BUCKET_TTL_MS / 1000).default(DEFAULT_RATE_LIMIT_WINDOW_SECONDS),
+  /**
+   * Where rate-limit counts live: `memory` counts per process (one edge), `nats` in a JetStream
+   * KV bucket every edge replica shares, so the limits hold whatever the replica count.
+   */
+  RATE_LIMIT_STORE: z.enum(["memory", "nats"]).default("memory"),
+  /**
+   * Addresses and CIDR ranges of the proxies in front of the edge (ingress controller, load
+   * balancer), comma-separated: their X-Forwarded-For gives the client address the login
+   * limiter counts. Empty: the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Login attempts per client address per minute (slows password guessing). */
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAM_HEARTBEAT_MS),

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { Client } from "@grpc/grpc-js";
 import { createLogger, type Logger } from "../platform/logger.js";
-import { createOps } from "../platform/ops.js";
+import { createOps, startOpsServer } from "../platform/ops.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
@@ -13,11 +13,13 @@ import { createTokenResolver } from "../identity/token-resolver.js";
 import { connectBus, createTopology } from "../platform/nats.js";
 import { createSessionVerifier } from "./session-verifier.js";
 import { createEventStreams } from "./events/event-streams.js";
+import { memoryRateLimitStore, natsRateLimitStore } from "./rate-limit-store.js";
 
 export const EDGE_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface EdgeHandle extends ServiceHandle {
   port: number;
+  opsPort: number;
   url: string;
   /** Event streams open on this edge. */
   openEventStreams(): number;
@@ -25,14 +27,20 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
-  const bus = await connectBus({ url: config.NATS_URL, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
+  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
   const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL, devices: config.DEVICES_GRPC_URL });
+  // The edge is ready when it can serve: the backends are shared by every edge replica, so they
+  // are reported but do not take this pod out of rotation (callers get a 503 problem instead).
   const ops = createOps("edge", {
-    identity: () => channelReady(clients.identity),
-    orders: () => channelReady(clients.orders),
-    inventory: () => channelReady(clients.inventory),
-    dispatcher: () => channelReady(clients.dispatcher),
-    nats: async () => void (await bus.nc.flush()),
+    informational: {
+      identity: () => channelReady(clients.identity, config.READINESS_CHECK_TIMEOUT_MS),
+      orders: () => channelReady(clients.orders, config.READINESS_CHECK_TIMEOUT_MS),
+      inventory: () => channelReady(clients.inventory, config.READINESS_CHECK_TIMEOUT_MS),
+      dispatcher: () => channelReady(clients.dispatcher, config.READINESS_CHECK_TIMEOUT_MS),
+      nats: async () => void (await bus.nc.flush()),
+    },
+    intervalMs: config.READINESS_CHECK_INTERVAL_MS,
+    timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
   });
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
@@ -42,6 +50,17 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     maxPerCredential: config.EVENT_STREAMS_PER_CREDENTIAL,
     drainTimeoutMs: config.EVENT_STREAM_DRAIN_TIMEOUT_MS,
   }, ops.registry);
+  const abandon = async (error: unknown): Promise<never> => {
+    ops.setDraining();
+    stopWatching();
+    clients.close();
+    await bus.close();
+    throw error;
+  };
+  const rateLimitStore =
+    config.RATE_LIMIT_STORE === "nats"
+      ? await natsRateLimitStore(bus, { prefix: config.STREAM_PREFIX, replicas: config.NATS_STREAM_REPLICAS, logger }).catch(abandon)
+      : memoryRateLimitStore();
   const app = createApp({
     logger,
     ops,
@@ -51,23 +70,25 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     eventStreams,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+    rateLimitStore,
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.HTTP_PORT, config.BIND_HOST, () => resolve());
-  }).catch(async (error) => {
-    stopWatching();
-    clients.close();
-    await bus.close();
-    throw error;
+  }).catch(abandon);
+  const opsServer = await startOpsServer(ops, config.BIND_HOST, config.OPS_PORT).catch((error) => {
+    server.close();
+    return abandon(error);
   });
   const port = (server.address() as { port: number }).port;
   const host = config.BIND_HOST === "0.0.0.0" || config.BIND_HOST === "::" ? "127.0.0.1" : config.BIND_HOST;
-  logger.info({ port }, "edge started");
+  logger.info({ port, opsPort: opsServer.port }, "edge started");
   return {
     port,
+    opsPort: opsServer.port,
     url: `http://${host}:${port}`,
     openEventStreams: () => eventStreams.open(),
     async stop() {
@@ -88,10 +109,11 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
       clients.close();
       stopWatching();
       await bus.close();
+      await opsServer.stop();
     },
   };
 }
 
-function channelReady(client: Client): Promise<void> {
-  return new Promise((resolve, reject) => client.waitForReady(Date.now() + 1_000, (error) => (error ? reject(new Error("unreachable")) : resolve())));
+function channelReady(client: Client, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => client.waitForReady(Date.now() + timeoutMs, (error) => (error ? reject(new Error("unreachable")) : resolve())));
 }

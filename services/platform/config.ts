@@ -6,8 +6,13 @@ export const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
 export const DEFAULT_LOG_LEVEL = "info";
 /** PostgreSQL connections per service (per pool). */
 export const DEFAULT_DB_POOL_MAX = 10;
+/** One NATS server locally; deploy/ sets 3 for its three-node cluster. */
+export const DEFAULT_NATS_STREAM_REPLICAS = 1;
+export const DEFAULT_READINESS_CHECK_INTERVAL_MS = 5_000;
+export const DEFAULT_READINESS_CHECK_TIMEOUT_MS = 2_000;
 /** gRPC and ops ports of each service when it runs in its own container. */
 export const DEFAULT_PORTS = Object.freeze({
+  edge: { ops: 9100 },
   identity: { grpc: 50051, ops: 9101 },
   orders: { grpc: 50052, ops: 9102 },
   inventory: { grpc: 50053, ops: 9103 },
@@ -25,7 +30,18 @@ export const baseConfigShape = {
   DATABASE_URL: z.string().url().default(DEFAULT_DATABASE_URL),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_DB_POOL_MAX),
   NATS_URL: z.string().default(DEFAULT_NATS_URL),
+  /** A NATS user and password, when the server requires them (TLS is used when the server asks for it). */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  /**
+   * Copies of each JetStream stream a service creates (3 on a three-node cluster). An existing
+   * stream with fewer is raised; one with more is left alone.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(DEFAULT_NATS_STREAM_REPLICAS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default(DEFAULT_LOG_LEVEL),
+  /** How often /readyz's dependency checks run in the background, and how long each may take. */
+  READINESS_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_READINESS_CHECK_INTERVAL_MS),
+  READINESS_CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(DEFAULT_READINESS_CHECK_TIMEOUT_MS),
   /** Host the service's servers bind to. */
   BIND_HOST: z.string().default("0.0.0.0"),
   /**

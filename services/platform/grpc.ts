@@ -23,11 +23,20 @@ export const GRPC_DEADLINE_MS = 10_000;
  * on every call and serve nothing here (callers retry through JetStream or the client).
  */
 export const GRPC_CHANNEL_OPTIONS = Object.freeze({
+  // With a `dns:///name:port` target and a headless Service, the client opens a subchannel to
+  // every pod address and spreads calls over them, instead of pinning one pod per connection.
+  "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   "grpc.keepalive_time_ms": 30_000,
   "grpc.enable_channelz": 0,
   "grpc.enable_retries": 0,
 });
 export const GRPC_SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * Servers close each connection after this age (plus a grace for calls in flight), so clients
+ * re-resolve DNS and new or scaled-up pods get their share of the calls.
+ */
+export const GRPC_MAX_CONNECTION_AGE_MS = 5 * 60_000;
+export const GRPC_MAX_CONNECTION_AGE_GRACE_MS = 30_000;
 
 /** Turns `async (request) => response` into a grpc-js unary handler. */
 export function unary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
@@ -60,7 +69,12 @@ export async function startGrpcServer(
   port: number,
   services: [ServiceDefinition, UntypedServiceImplementation][],
 ): Promise<GrpcServerHandle> {
-  const server = new Server({ "grpc.max_receive_message_length": 4 * 1024 * 1024, "grpc.enable_channelz": 0 });
+  const server = new Server({
+    "grpc.max_receive_message_length": 4 * 1024 * 1024,
+    "grpc.enable_channelz": 0,
+    "grpc.max_connection_age_ms": GRPC_MAX_CONNECTION_AGE_MS,
+    "grpc.max_connection_age_grace_ms": GRPC_MAX_CONNECTION_AGE_GRACE_MS,
+  });
   for (const [definition, implementation] of services) server.addService(definition, implementation);
   const boundPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),

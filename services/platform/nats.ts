@@ -8,6 +8,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type StreamConfig,
+  type StreamUpdateConfig,
   RetentionPolicy,
   StorageType,
   DiscardPolicy,
@@ -64,8 +65,11 @@ export function createTopology(prefix = ""): Topology {
   });
 }
 
-export function streamConfigs(topology: Topology): (Partial<StreamConfig> & { name: string })[] {
-  const common = { storage: StorageType.File, num_replicas: 1, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+/** Copies of each stream's data kept by the NATS cluster (`npm start` runs one server). */
+export const DEFAULT_STREAM_REPLICAS = 1;
+
+export function streamConfigs(topology: Topology, replicas = DEFAULT_STREAM_REPLICAS): (Partial<StreamConfig> & { name: string })[] {
+  const common = { storage: StorageType.File, num_replicas: replicas, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
   return [
     {
       ...common,
@@ -109,9 +113,20 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-export async function connectBus(options: { url: string; name: string; topology: Topology; logger: Logger }): Promise<Bus> {
+export interface BusOptions {
+  url: string;
+  name: string;
+  topology: Topology;
+  logger: Logger;
+  /** Credentials of a NATS user (deploy/ runs NATS with accounts); absent for an open server. */
+  user?: string;
+  pass?: string;
+}
+
+export async function connectBus(options: BusOptions): Promise<Bus> {
   const nc = await connect({
     servers: options.url.split(","),
+    ...(options.user ? { user: options.user, pass: options.pass } : {}),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -138,22 +153,64 @@ export async function connectBus(options: { url: string; name: string; topology:
   };
 }
 
-/** Creates each stream, or updates it when it exists (a changed immutable field is logged). */
-export async function ensureStreams(bus: Bus, logger: Logger): Promise<void> {
-  for (const config of streamConfigs(bus.topology)) {
+export interface StreamPlan {
+  /** The full configuration to send with the update, or undefined when nothing must change. */
+  update?: StreamConfig;
+  /** What was changed, for the log. */
+  changes: string[];
+  /** Differences the code wants but cannot or will not apply (immutable fields). */
+  conflicts: string[];
+}
+
+/**
+ * What an existing stream must change to serve Waybill, and nothing more: a missing subject is
+ * added and too few replicas are raised. Everything else (limits, ages, more replicas, placement)
+ * is the operator's and kept as found, so a restart never resets a tuned stream.
+ */
+export function planStreamUpdate(existing: StreamConfig, wanted: Partial<StreamConfig>): StreamPlan {
+  const changes: string[] = [];
+  const conflicts: string[] = [];
+  const next: StreamConfig = { ...existing };
+  const missing = (wanted.subjects ?? []).filter((subject) => !(existing.subjects ?? []).includes(subject));
+  if (missing.length > 0) {
+    next.subjects = [...(existing.subjects ?? []), ...missing];
+    changes.push(`subjects +${missing.join(",")}`);
+  }
+  if (wanted.num_replicas !== undefined && existing.num_replicas < wanted.num_replicas) {
+    next.num_replicas = wanted.num_replicas;
+    changes.push(`replicas ${existing.num_replicas}->${wanted.num_replicas}`);
+  }
+  for (const field of ["retention", "storage"] as const) {
+    if (wanted[field] !== undefined && existing[field] !== wanted[field]) conflicts.push(`${field} is ${existing[field]}, wanted ${wanted[field]}`);
+  }
+  return { update: changes.length > 0 ? next : undefined, changes, conflicts };
+}
+
+/**
+ * Creates each stream with `replicas` copies, or raises an existing one to what Waybill needs
+ * (see planStreamUpdate); replicas are never lowered.
+ */
+export async function ensureStreams(bus: Bus, logger: Logger, replicas = DEFAULT_STREAM_REPLICAS): Promise<void> {
+  for (const config of streamConfigs(bus.topology, replicas)) {
     const name = config.name;
+    let existing: StreamConfig;
     try {
-      await bus.jsm.streams.info(name);
-    } catch {
+      existing = (await bus.jsm.streams.info(name)).config;
+    } catch (error) {
+      if (!/not found/i.test((error as Error).message)) throw error;
       await bus.jsm.streams.add(config).catch(async (error: Error) => {
         // Another service created it first.
         if (!/already in use/i.test(error.message)) throw error;
       });
       continue;
     }
-    await bus.jsm.streams.update(name, config).catch((error: Error) => {
-      logger.warn({ stream: name, err: error.message }, "stream exists with a configuration that cannot be updated");
-    });
+    const plan = planStreamUpdate(existing, config);
+    if (plan.conflicts.length > 0) logger.warn({ stream: name, conflicts: plan.conflicts }, "stream differs in a field that cannot be updated");
+    if (!plan.update) continue;
+    await bus.jsm.streams.update(name, plan.update as Partial<StreamUpdateConfig>).then(
+      () => logger.info({ stream: name, changes: plan.changes }, "stream updated"),
+      (error: Error) => logger.warn({ stream: name, changes: plan.changes, err: error.message }, "stream could not be updated"),
+    );
   }
 }
 

@@ -1,47 +1,94 @@
-// /healthz, /readyz and /metrics: every service has them, on its own ops port (the edge on its
-// HTTP port). Liveness says the process runs; readiness checks the dependencies.
+// /healthz, /readyz and /metrics: every service has them, on its own ops port. Liveness says the
+// process runs; readiness reports the dependencies from a cache that background checks keep
+// fresh, so a probe never waits on a slow backend and never runs checks in series.
 import http from "node:http";
 import { collectDefaultMetrics, Registry } from "prom-client";
+import { DEFAULT_READINESS_CHECK_INTERVAL_MS, DEFAULT_READINESS_CHECK_TIMEOUT_MS } from "./config.js";
 
 export type ReadinessCheck = () => Promise<void>;
+
+const PENDING = "pending";
+
+export interface OpsOptions {
+  /** Dependencies this pod cannot serve without: any failing makes /readyz 503. */
+  checks?: Record<string, ReadinessCheck>;
+  /**
+   * Dependencies reported in /readyz but not gating it: a backend that every replica shares is
+   * down for all of them alike, and taking this pod out of rotation would not help.
+   */
+  informational?: Record<string, ReadinessCheck>;
+  intervalMs?: number;
+  timeoutMs?: number;
+}
 
 export interface Ops {
   registry: Registry;
   /** Answers an ops path, or returns undefined when the path is not an ops path. */
   answer(path: string): Promise<{ status: number; contentType: string; body: string } | undefined>;
-  /** Set while draining, so that load balancers stop sending work before the process exits. */
+  /** Settles once every check has answered (or timed out) once, so a fresh pod reports real results. */
+  firstRound: Promise<void>;
+  /** Set while draining, so that load balancers stop sending work before the process exits; stops the checks. */
   setDraining(): void;
 }
 
-export function createOps(service: string, checks: Record<string, ReadinessCheck>): Ops {
+export function createOps(service: string, options: OpsOptions = {}): Ops {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  const required = options.checks ?? {};
+  const all = { ...required, ...options.informational };
+  const results = new Map<string, string>(Object.keys(all).map((name) => [name, PENDING]));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_READINESS_CHECK_TIMEOUT_MS;
+  const timers: NodeJS.Timeout[] = [];
   let draining = false;
+  const firsts: Promise<void>[] = [];
+  // Each dependency on its own timer: a slow one delays only its own next result.
+  for (const [name, check] of Object.entries(all)) {
+    let running = false;
+    const run = (): Promise<void> => {
+      if (running || draining) return Promise.resolve();
+      // A check that hangs past its timeout is reported failed but not started again until it
+      // settles, so hung checks never pile up.
+      running = true;
+      const settled = Promise.resolve().then(check);
+      settled.then(
+        () => (running = false),
+        () => (running = false),
+      );
+      return withTimeout(settled, timeoutMs).then(
+        () => void results.set(name, "ok"),
+        (error: Error) => void results.set(name, error?.message || "failed"),
+      );
+    };
+    firsts.push(run());
+    const timer = setInterval(run, options.intervalMs ?? DEFAULT_READINESS_CHECK_INTERVAL_MS);
+    timer.unref();
+    timers.push(timer);
+  }
   return {
     registry,
+    firstRound: Promise.all(firsts).then(() => undefined),
     setDraining: () => {
       draining = true;
+      for (const timer of timers) clearInterval(timer);
     },
     async answer(path) {
       if (path === "/healthz") return json(200, { status: "ok", service });
       if (path === "/metrics") return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
       if (path !== "/readyz") return undefined;
       if (draining) return json(503, { status: "draining", service });
-      const results: Record<string, string> = {};
-      let ready = true;
-      for (const [name, check] of Object.entries(checks)) {
-        try {
-          await check();
-          results[name] = "ok";
-        } catch (error) {
-          ready = false;
-          results[name] = (error as Error).message || "failed";
-        }
-      }
-      return json(ready ? 200 : 503, { status: ready ? "ready" : "not ready", service, checks: results });
+      const checks = Object.fromEntries(results);
+      const ready = Object.keys(required).every((name) => results.get(name) === "ok");
+      return json(ready ? 200 : 503, { status: ready ? "ready" : "not ready", service, checks });
     },
   };
+}
+
+function withTimeout(settled: Promise<void>, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    settled.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
 }
 
 function json(status: number, body: unknown) {

@@ -10,6 +10,11 @@ export interface RuntimeConfig {
   DATABASE_URL: string;
   DB_POOL_MAX: number;
   NATS_URL: string;
+  NATS_STREAM_REPLICAS: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
+  READINESS_CHECK_INTERVAL_MS: number;
+  READINESS_CHECK_TIMEOUT_MS: number;
   LOG_LEVEL: string;
   BIND_HOST: string;
   STREAM_PREFIX: string;
@@ -58,18 +63,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     const housekeeping = startHousekeeping({ pool, logger });
     stack.push(() => housekeeping.stop());
 
-    const bus = await connectBus({ url: config.NATS_URL, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
+    const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
     stack.push(() => bus.close());
-    await ensureStreams(bus, logger);
+    await ensureStreams(bus, logger, config.NATS_STREAM_REPLICAS);
 
     ops = createOps(service, {
-      database: async () => void (await pool.query("SELECT 1")),
-      nats: async () => {
-        if (bus.nc.isClosed()) throw new Error("closed");
-        await bus.nc.flush();
+      checks: {
+        database: async () => void (await pool.query("SELECT 1")),
+        nats: async () => {
+          if (bus.nc.isClosed()) throw new Error("closed");
+          await bus.nc.flush();
+        },
+        ...options.extraChecks,
       },
-      ...options.extraChecks,
+      intervalMs: config.READINESS_CHECK_INTERVAL_MS,
+      timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
     });
+    await ops.firstRound;
     let opsPort: number | undefined;
     if (options.opsPort !== undefined) {
       const server = await startOpsServer(ops, config.BIND_HOST, options.opsPort);
