@@ -210,7 +210,7 @@ describe("GET /v1/events/stream", () => {
     await eventually(async () => (slowDropped() ? true : undefined), DRAIN_TIMEOUT_MS * 4);
     expect(published).toBeLessThan(400);
     expect(normal.events).toHaveLength(published);
-    const metrics = await (await fetch(`${stack.edge.url}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${stack.edge.opsPort}/metrics`)).text();
     expect(metrics).toMatch(/^waybill_edge_event_stream_readers_dropped_total\{service="edge"\} 1$/m);
     expect(metrics).toMatch(/^waybill_edge_event_streams_open\{service="edge"\} 1$/m);
     // Once it reads again, it finds its connection closed by the edge.
