@@ -11,9 +11,12 @@ export interface Ops {
   answer(path: string): Promise<{ status: number; contentType: string; body: string } | undefined>;
   /** Set while draining, so that load balancers stop sending work before the process exits. */
   setDraining(): void;
+  /** Adds a readiness check (a part started after the ops, such as a consumer's progress). */
+  addCheck(name: string, check: ReadinessCheck): void;
 }
 
-export function createOps(service: string, checks: Record<string, ReadinessCheck>): Ops {
+export function createOps(service: string, initialChecks: Record<string, ReadinessCheck>): Ops {
+  const checks = { ...initialChecks };
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -22,6 +25,9 @@ export function createOps(service: string, checks: Record<string, ReadinessCheck
     registry,
     setDraining: () => {
       draining = true;
+    },
+    addCheck: (name, check) => {
+      checks[name] = check;
     },
     async answer(path) {
       if (path === "/healthz") return json(200, { status: "ok", service });
