@@ -28,6 +28,8 @@ export interface PrivateServer {
   stop(): Promise<void>;
   /** Sends `signal` (SIGKILL: a crash) and waits for the server to exit; its data folder stays. */
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** Sends `signal` without waiting (SIGSTOP / SIGCONT: a server that hangs and comes back). */
+  signal(signal: NodeJS.Signals): void;
 }
 
 interface ServerSpec {
@@ -72,8 +74,8 @@ export async function startPrivateNats(dataDir: string, options: { port?: number
     stopSignal: "SIGTERM",
     cwd: dataDir,
   };
-  const { port, stop, kill } = await startServer(spec, options.port);
-  return { url: `nats://127.0.0.1:${port}`, port, stop, kill };
+  const { port, stop, kill, signal } = await startServer(spec, options.port);
+  return { url: `nats://127.0.0.1:${port}`, port, stop, kill, signal };
 }
 
 /** `port`: listen there (a restart on the same port and data folder); a free port otherwise. */
@@ -104,22 +106,22 @@ export async function startPrivatePostgres(dataDir: string, options: { port?: nu
     user,
     cwd: pgData,
   };
-  const { port, stop, kill } = await startServer(spec, options.port);
-  return { url: `postgres://postgres@127.0.0.1:${port}/waybill`, port, stop, kill };
+  const { port, stop, kill, signal } = await startServer(spec, options.port);
+  return { url: `postgres://postgres@127.0.0.1:${port}/waybill`, port, stop, kill, signal };
 }
 
 /**
  * Starts the server and waits until it listens. A free port can be taken between choosing it and
  * the server binding it; then the server is started again on another one.
  */
-async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port: number; stop: () => Promise<void>; kill: (signal: NodeJS.Signals) => Promise<void> }> {
+async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port: number } & Pick<PrivateServer, "stop" | "kill" | "signal">> {
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
     const logFrom = await stat(spec.logFile).then((s) => s.size, () => 0);
     const server = await spawnServer(spec, port);
     try {
       await waitListening(server.child, port, spec.what);
-      return { port, stop: server.stop, kill: server.kill };
+      return { port, stop: server.stop, kill: server.kill, signal: server.signal };
     } catch (error) {
       await server.stop();
       const log = (await readFile(spec.logFile).catch(() => Buffer.alloc(0))).subarray(logFrom).toString().trim();
@@ -129,7 +131,7 @@ async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port
   }
 }
 
-async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: ChildProcess; stop: () => Promise<void>; kill: (signal: NodeJS.Signals) => Promise<void> }> {
+async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: ChildProcess } & Pick<PrivateServer, "stop" | "kill" | "signal">> {
   const log = await open(spec.logFile, "a");
   let child: ChildProcess;
   try {
@@ -156,7 +158,10 @@ async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: Chi
     await exited;
     clearTimeout(timer);
   };
-  return { child, stop: () => kill(spec.stopSignal), kill };
+  const signal = (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+  };
+  return { child, stop: () => kill(spec.stopSignal), kill, signal };
 }
 
 /**

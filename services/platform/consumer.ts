@@ -30,6 +30,8 @@ export interface ConsumerOptions {
   concurrency?: number;
   /** Where the consumer's progress is watched (stall → /readyz red, metric); none: not watched. */
   health?: ConsumerHealth;
+  /** Lifetime of each pull request (PULL_EXPIRES_MS unless given). */
+  pullExpiresMs?: number;
 }
 
 export interface RunningConsumer {
@@ -46,6 +48,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     stream,
     logger,
     maxMessages: CONSUMER_BATCH,
+    pullExpiresMs: options.pullExpiresMs,
     config: {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,

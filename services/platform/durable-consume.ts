@@ -12,6 +12,8 @@ import { ensureConsumer, ensureStreams, type Bus } from "./nats.js";
 
 export const CONSUME_RETRY_MIN_MS = 250;
 export const CONSUME_RETRY_MAX_MS = 10_000;
+/** A pull request expires after this long and is renewed; two missed heartbeats (half of it each) restart the pull. */
+export const PULL_EXPIRES_MS = 30_000;
 
 export type DisruptionReason = "reconnect" | "consumer gone" | "restarted" | "stalled";
 
@@ -22,6 +24,8 @@ export interface DurableConsumeOptions {
   logger: Logger;
   /** Messages asked for per pull. */
   maxMessages: number;
+  /** How long a pull request waits on the server (the client heartbeats at half of it); 30 s by default. */
+  pullExpiresMs?: number;
   /** What the owner holds may be stale: release it (the server redelivers what is unacknowledged). */
   onDisruption?(reason: DisruptionReason): void;
   random?: () => number;
@@ -56,7 +60,7 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
       await ensureConsumer(bus, stream, config);
     }
     const consumer = await bus.js.consumers.get(stream, durable);
-    const messages = await consumer.consume({ max_messages: options.maxMessages });
+    const messages = await consumer.consume({ max_messages: options.maxMessages, expires: options.pullExpiresMs ?? PULL_EXPIRES_MS });
     void watchStatus(messages);
     return messages;
   };

@@ -11,6 +11,10 @@ export interface RestartableServer {
   readonly port: number;
   /** Sends `signal` to the running server and waits for it to exit. */
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** Freezes the running server (SIGSTOP): connections stay open, nothing answers. */
+  pause(): void;
+  /** Lets a paused server run on (SIGCONT). */
+  resume(): void;
   /** Starts it again on the same port and data folder. */
   start(): Promise<void>;
   /** Kills it with `signal`, waits `downMs`, starts it again. */
@@ -29,6 +33,8 @@ async function restartable(kind: string, launch: (dir: string, port?: number) =>
       await server?.kill(signal);
       server = undefined;
     },
+    pause: () => server?.signal("SIGSTOP"),
+    resume: () => server?.signal("SIGCONT"),
     async start() {
       if (!server) server = await launch(dir, port);
     },
@@ -38,6 +44,7 @@ async function restartable(kind: string, launch: (dir: string, port?: number) =>
       await handle.start();
     },
     async stop() {
+      server?.signal("SIGCONT");
       await server?.stop();
       server = undefined;
       await rm(dir, { recursive: true, force: true });
