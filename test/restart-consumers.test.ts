@@ -6,8 +6,11 @@
 //   device stock    (inventory: a count becomes the product's onHand)
 //   device shipments(orders: a scan moves the shipment)
 //   revocations     (edge: a token revoked is refused, though it was cached)
-// Three ways down: kill -9, a clean SIGTERM, and an outage longer than the consumers' ack wait.
+// Three ways down: kill -9, a clean SIGTERM, and an outage longer than the consumers' ack wait;
+// and every durable deleted under the running services.
 // Producers keep trying while the bus is away, as devices and clients do.
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
@@ -173,8 +176,35 @@ async function roundTrip(signal: NodeJS.Signals, downMs: number): Promise<void> 
   expect(work.orders).toHaveLength(3 * PER_PHASE);
 }
 
+/** Produces one round with the bus up after `disrupt`, and checks all of it is processed. */
+async function roundWith(disrupt: () => Promise<void>, tag: string): Promise<void> {
+  const prepared = await prepare(PER_PHASE);
+  const work: Work = { orders: [], readings: [], counts: [], scans: [], revoked: [] };
+  await disrupt();
+  await produce(prepared, work, tag);
+  let missing: string[] = [];
+  await eventually(async () => ((missing = await processedAll(work)).length === 0 ? true : undefined), PROCESSED_WITHIN_MS, 500).catch(() => {});
+  expect(missing).toEqual([]);
+}
+
 describe("every consumer across a nats-server restart", () => {
   it("processes what was produced before, during and after a kill -9", () => roundTrip("SIGKILL", 2_000), 150_000);
   it("processes what was produced before, during and after a clean SIGTERM", () => roundTrip("SIGTERM", 2_000), 150_000);
   it("processes everything after an outage longer than the ack wait", () => roundTrip("SIGKILL", 3 * ACK_WAIT_MS), 150_000);
+  it("processes everything after every durable was deleted under the running services", async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const durables: [string, string][] = [];
+      for (const stream of [stack.env.topology.eventsStream, stack.env.topology.ingressStream, stack.env.topology.deliveriesStream]) {
+        for await (const info of jsm.consumers.list(stream)) durables.push([stream, info.name]);
+      }
+      expect(durables.map(([, name]) => name).sort()).toEqual(["dispatcher-deliveries", "dispatcher-events", "gateway-device-readings", "inventory-device-stock", "orders-device-shipments"]);
+      await roundWith(async () => {
+        for (const [stream, name] of durables) await jsm.consumers.delete(stream, name);
+      }, "deleted");
+    } finally {
+      await nc.close();
+    }
+  }, 150_000);
 });
