@@ -48,7 +48,7 @@ export interface ConsumerHealth {
 interface Watch {
   consumer: WatchedConsumer;
   last?: ProgressSample;
-  /** Since when the consumer has been without progress while work waits. */
+  /** When the consumer was last seen moving (or without work waiting). */
   stuckSince?: number;
   stalled: boolean;
 }
@@ -75,7 +75,8 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
     watch.last = sample;
     const moved = !previous || sample.ackFloor !== previous.ackFloor || sample.settled !== previous.settled;
     if (moved || !workWaits(sample)) {
-      watch.stuckSince = undefined;
+      // Counted from this sample on: the state it shows is the last one known to have moved.
+      watch.stuckSince = now();
       if (watch.stalled) logger.info({ consumer: watch.consumer.name }, "consumer makes progress again");
       watch.stalled = false;
     } else {
