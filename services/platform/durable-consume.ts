@@ -95,13 +95,13 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
     }
   }
 
-  const connection = (async () => {
-    for await (const status of bus.nc.status()) {
+  const statuses = bus.nc.status();
+  void (async () => {
+    for await (const status of statuses) {
       if (stopped) break;
       if (status.type === "reconnect") options.onDisruption?.("reconnect");
     }
   })().catch(() => {});
-  void connection;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -148,6 +148,7 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
       stopped = true;
       active?.stop();
       wake?.();
+      (statuses as { stop?: () => void }).stop?.();
     },
     restart,
     info: () => bus.jsm.consumers.info(stream, durable),
