@@ -3,6 +3,8 @@
 // missed heartbeats), and a consumer wedged by its handler is reported stalled (/readyz, metric)
 // until it makes progress again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDeliveriesConsumer } from "../services/dispatcher/deliveries-consumer.js";
+import type { AttemptOutcome, Deliverer } from "../services/dispatcher/delivery.js";
 import { createConsumerHealth, CONSUMER_STALLED_METRIC } from "../services/platform/consumer-health.js";
 import { processOnce, startConsumer } from "../services/platform/consumer.js";
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
@@ -133,6 +135,48 @@ describe("a durable consumer", () => {
       await eventually(async () => ((await ops.answer("/readyz"))!.status === 200 ? true : undefined), 15_000, 100);
       expect((await ops.answer("/metrics"))!.body).toMatch(new RegExp(`${CONSUMER_STALLED_METRIC}\\{consumer="recovery-stalled"[^}]*\\} 0`));
       await eventually(async () => (ids("stall", 5).every((id) => handled.includes(id)) ? true : undefined), 15_000);
+    } finally {
+      release();
+      await consumer.stop();
+      health.stop();
+    }
+  }, 60_000);
+
+  it("shows a deliveries consumer that takes deliveries but finishes none as stalled, and ready again once attempts finish", async () => {
+    const ops = createOps("recovery-deliveries", {});
+    const health = createConsumerHealth({ ops, logger, stallWindowMs: 1_000 });
+    let release!: () => void;
+    const wedged = new Promise<void>((resolve) => (release = resolve));
+    const attempted = new Set<string>();
+    // Attempts that never end until released: the lane is full, everything else is handed back.
+    const deliverer: Deliverer = {
+      async attempt(delivery): Promise<AttemptOutcome> {
+        await wedged;
+        attempted.add(delivery.deliveryId);
+        return { kind: "dropped", reason: "already delivered" };
+      },
+    };
+    const consumer = await startDeliveriesConsumer({ bus, deliverer, logger, perHook: 2, ackWaitMs: 2_000, health });
+    try {
+      const deliveryIds = ids("dlv", 20);
+      await Promise.all(
+        deliveryIds.map((deliveryId) =>
+          publishDurable(
+            bus,
+            env.topology.deliveriesSubject("hook_1"),
+            JSON.stringify({ deliveryId, tenantId: "ten_x", hookId: "hook_1", trigger: "event", eventId: deliveryId, eventKind: "order.created", eventJson: "{}" }),
+            { msgId: deliveryId },
+          ),
+        ),
+      );
+      const red = await eventually(async () => {
+        const answer = (await ops.answer("/readyz"))!;
+        return answer.status === 503 ? JSON.parse(answer.body) : undefined;
+      }, 15_000, 100);
+      expect(red.checks.consumers).toContain("dispatcher-deliveries");
+      release();
+      await eventually(async () => (deliveryIds.every((id) => attempted.has(id)) ? true : undefined), 30_000, 100);
+      await eventually(async () => ((await ops.answer("/readyz"))!.status === 200 ? true : undefined), 15_000, 100);
     } finally {
       release();
       await consumer.stop();

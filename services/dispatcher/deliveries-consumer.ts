@@ -109,7 +109,11 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const messages = consume.messages;
   const shutdown = new AbortController();
   let stopping = false;
-  /** Messages acked, nak'ed or terminated so far (the health watch's sign of progress). */
+  /**
+   * Messages settled by a decision so far: attempted (or found not due, dropped, refused by an
+   * open breaker) and acked or nak'ed, or terminated. The health watch's sign of progress;
+   * hand-backs for want of room in a lane are not progress.
+   */
   let settled = 0;
 
   const defer = (msg: JsMsg, delayMs: number, reason: DeferReason) => {
@@ -122,7 +126,6 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   function releaseAdmission(reason: string): void {
     const queued = lanes.drainQueued();
     for (const held of queued) held.msg.nak();
-    settled += queued.length;
     pacer = createOverflowPacer();
     logger.warn({ reason, released: queued.length, running: lanes.heldCount() }, "deliveries consumer disrupted; queued deliveries handed back");
   }
@@ -194,8 +197,9 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   }, Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)));
   heartbeat.unref();
 
+  // Not counted as settled: a lane that never finishes anything hands everything back for ever,
+  // and that must show as a stall.
   const handBack = (hookId: string, items: Held[]) => {
-    settled += items.length;
     for (const held of items) defer(held.msg, pacer.delayFor(hookId, lanes.backlog(hookId), paceOf(statsOf(hookId)), perHook), "lane full");
   };
   // A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest
