@@ -31,6 +31,8 @@ export interface PoolOptions {
 export const DB_CONNECTION_TIMEOUT_MS = 5_000;
 /** A statement running longer is cancelled by the server (migrations lift it). */
 export const DB_STATEMENT_TIMEOUT_MS = 60_000;
+/** A transaction left open this long (a bug, a stuck caller) is ended by the server, releasing its locks. */
+export const DB_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 /** Idle connections are closed after this long, so a failover's dead ones do not linger. */
 export const DB_IDLE_TIMEOUT_MS = 30_000;
 /** TCP keepalive, so a connection to a server that vanished (failover, cut network) is noticed. */
@@ -52,6 +54,7 @@ export function createPool({ databaseUrl, schema, max = DEFAULT_DB_POOL_MAX, app
     connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
     idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
     statement_timeout: DB_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: DB_KEEPALIVE_DELAY_MS,
   });
