@@ -65,8 +65,11 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
     return messages;
   };
 
+  /** The present pull was ended on purpose (restart), so a fresh one starts at once. */
+  let requested = false;
   const restart = (reason: DisruptionReason) => {
     if (stopped || !active) return;
+    requested = true;
     logger.warn({ stream, consumer: durable, reason }, "restarting the consumer's pull");
     active.stop();
   };
@@ -115,30 +118,40 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
   // The first open fails the start (a wrong configuration is reported, not retried for ever).
   active = await open();
 
+  /** Jittered exponential backoff after `failures` failures in a row. */
+  const backoffMs = (failures: number) => Math.min(CONSUME_RETRY_MAX_MS, CONSUME_RETRY_MIN_MS * 2 ** failures) * (0.5 + random() / 2);
+
   async function* run(): AsyncGenerator<JsMsg> {
     let failures = 0;
     while (!stopped) {
       if (!active) {
         try {
           active = await open();
-          failures = 0;
         } catch (error) {
           if (bus.nc.isClosed()) return;
-          failures += 1;
-          const delay = Math.min(CONSUME_RETRY_MAX_MS, CONSUME_RETRY_MIN_MS * 2 ** failures) * (0.5 + random() / 2);
+          const delay = backoffMs(++failures);
           logger.warn({ stream, consumer: durable, err: (error as Error).message, retryInMs: Math.round(delay) }, "consumer cannot be opened; will retry");
           await pause(delay);
           continue;
         }
       }
+      const current = active;
+      requested = false;
+      let received = false;
       try {
-        for await (const message of active) yield message;
+        for await (const message of current) {
+          received = true;
+          failures = 0;
+          yield message;
+        }
       } catch (error) {
         logger.warn({ stream, consumer: durable, err: (error as Error).message }, "consumer pull ended with an error");
       }
       active = undefined;
       if (stopped || bus.nc.isClosed()) return;
       options.onDisruption?.("restarted");
+      // A pull that ends by itself again and again (a refused request) is not retried in a busy loop.
+      if (!requested && !received) await pause(backoffMs(++failures));
     }
   }
 
