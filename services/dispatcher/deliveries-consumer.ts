@@ -21,12 +21,12 @@
 //   attempts: nothing is recorded and the retry schedule does not move.
 // - Held messages (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   them while they wait their turn.
-// - Whatever disrupts the consumer (a reconnect, a server restart, the durable recreated, a
-//   stall) drops the admission state built on the old deliveries: the queued messages are handed
-//   back and the overflow pacer forgets its reservations. After a server restart the server
-//   redelivers everything it had not seen acknowledged, and the old queue, heartbeats and
-//   reservations describe deliveries it no longer knows; what still runs finishes, and a
-//   redelivered copy of it is recognised from the execution records (already delivered).
+// - A disruption re-derives the admission state. After a reconnect (the server may have
+//   restarted: the client dropped every ack, nak and heartbeat it sent while disconnected, and
+//   the server redelivers what it had not seen acknowledged) the overflow pacer forgets its
+//   reservations and the held deliveries get a heartbeat at once; they are still delivered from
+//   memory, and a copy the server redelivers is recognised as already delivered. When the
+//   durable itself was lost, or the pull stalled, what is queued is handed back instead.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext } from "../platform/context.js";
@@ -103,7 +103,10 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       max_deliver: -1,
     },
     onDisruption: (reason) => {
-      if (admitting) releaseAdmission(reason);
+      if (!admitting) return;
+      // The durable the deliveries came from is gone: they mean nothing to the new one.
+      if (reason === "consumer gone") releaseAdmission(reason);
+      else rederiveAdmission(reason);
     },
   });
   const messages = consume.messages;
@@ -122,7 +125,20 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   };
 
   let pacer = createOverflowPacer();
-  /** Drops what was admitted on the strength of deliveries the server may have forgotten. */
+  /**
+   * After a reconnect (the server may have restarted and rolled back its view): what the lanes
+   * hold is still work to do, and doing it from memory is the fastest way through (the naks of a
+   * handed-back delivery may be ignored by a restarted server, which then waits out the ack
+   * wait). Its acks settle whichever delivery the server has now, and a copy it redelivers is
+   * recognised as already delivered. What is re-derived: the pacer's reservations, made for
+   * hand-backs whose naks the client dropped while disconnected, and the heartbeats (resumed).
+   */
+  function rederiveAdmission(reason: string): void {
+    pacer = createOverflowPacer();
+    for (const held of lanes.held()) held.msg.working();
+    logger.warn({ reason, held: lanes.heldCount() }, "deliveries consumer disrupted; pacing reset, held deliveries kept");
+  }
+  /** Drops what was admitted on deliveries of a consumer that is gone, or of a stalled pull. */
   function releaseAdmission(reason: string): void {
     const queued = lanes.drainQueued();
     for (const held of queued) held.msg.nak();
