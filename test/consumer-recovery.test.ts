@@ -13,7 +13,7 @@ import { connectBus, ensureStreams, publishDurable, type Bus } from "../services
 import { createOps } from "../services/platform/ops.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
-import { startTestNats, type RestartableServer } from "./support/private-servers.js";
+import { startTestNats, startTestPostgres, type RestartableServer } from "./support/private-servers.js";
 import { sleep } from "./webhooks-fixtures.js";
 
 const PULL_EXPIRES_MS = 2_000;
@@ -141,6 +141,53 @@ describe("a durable consumer", () => {
       health.stop();
     }
   }, 60_000);
+
+  it("rides out a PostgreSQL kill -9 while it applies messages: nothing crashes, everything is applied once afterwards", async () => {
+    const postgres = await startTestPostgres();
+    const dbEnv = await createTestEnvironment({ databaseUrl: postgres.url, natsUrl: nats.url });
+    const db = createPool({ databaseUrl: dbEnv.databaseUrl, schema: "db_outage", applicationName: "consumer-recovery-pg", logger });
+    try {
+      await migrate(db, "db_outage", [PLATFORM_MIGRATIONS_DIR]);
+      await db.query("CREATE TABLE applied (id text PRIMARY KEY, n int NOT NULL DEFAULT 1)");
+      const consumer = await startConsumer({
+        bus,
+        stream: env.topology.ingressStream,
+        durable: "recovery-pg",
+        filterSubject: env.topology.ingressSubject("ten_x", "pg"),
+        ackWaitMs: 2_000,
+        concurrency: 4,
+        logger,
+        handle: async (message) => {
+          const { id } = message.json<{ id: string }>();
+          // Slow enough that transactions are open when the server goes.
+          await processOnce(db, "recovery-pg", id, async (client) => {
+            await client.query("SELECT pg_sleep(0.02)");
+            await client.query("INSERT INTO applied (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET n = applied.n + 1", [id]);
+          });
+        },
+      });
+      try {
+        const all = [...ids("pg-a", 40), ...ids("pg-b", 20)];
+        await publish("pg", ids("pg-a", 40));
+        await sleep(150);
+        await postgres.kill("SIGKILL");
+        await publish("pg", ids("pg-b", 20));
+        await sleep(1_000);
+        await postgres.start();
+        await eventually(async () => {
+          const { rows } = await db.query<{ id: string; n: number }>("SELECT id, n FROM applied").catch(() => ({ rows: [] as { id: string; n: number }[] }));
+          if (rows.some((r) => r.n !== 1)) throw new Error("applied twice");
+          return rows.length === all.length ? true : undefined;
+        }, 30_000, 200);
+      } finally {
+        await consumer.stop();
+      }
+    } finally {
+      await db.end();
+      await dbEnv.cleanup().catch(() => {});
+      await postgres.stop();
+    }
+  }, 90_000);
 
   it("shows a deliveries consumer that takes deliveries but finishes none as stalled, and ready again once attempts finish", async () => {
     const ops = createOps("recovery-deliveries", {});
