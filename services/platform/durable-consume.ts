@@ -26,7 +26,7 @@ export interface DurableConsumeOptions {
   maxMessages: number;
   /** How long a pull request waits on the server (the client heartbeats at half of it); 30 s by default. */
   pullExpiresMs?: number;
-  /** What the owner holds may be stale: release it (the server redelivers what is unacknowledged). */
+  /** What the owner holds may be stale: re-derive or release it (the server redelivers what is unacknowledged). */
   onDisruption?(reason: DisruptionReason): void;
   random?: () => number;
 }
