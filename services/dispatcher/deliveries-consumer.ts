@@ -21,11 +21,19 @@
 //   attempts: nothing is recorded and the retry schedule does not move.
 // - Held messages (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   them while they wait their turn.
+// - A disruption re-derives the admission state. After a reconnect (the server may have
+//   restarted: the client dropped every ack, nak and heartbeat it sent while disconnected, and
+//   the server redelivers what it had not seen acknowledged) the overflow pacer forgets its
+//   reservations and the held deliveries get a heartbeat at once; they are still delivered from
+//   memory, and a copy the server redelivers is recognised as already delivered. When the
+//   durable itself was lost, or the pull stalled, what is queued is handed back instead.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext } from "../platform/context.js";
+import type { ConsumerHealth } from "../platform/consumer-health.js";
+import { startDurableConsume } from "../platform/durable-consume.js";
 import type { Logger } from "../platform/logger.js";
-import { ensureConsumer, TRANSACTION_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
+import { TRANSACTION_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
@@ -60,6 +68,8 @@ export interface DeliveriesConsumerOptions {
   random?: () => number;
   onOutcome?(outcome: AttemptOutcome): void;
   onDeferred?(reason: DeferReason): void;
+  /** Where the consumer's progress is watched (stall → /readyz red, metric). */
+  health?: ConsumerHealth;
 }
 
 export interface RunningDeliveriesConsumer {
@@ -77,30 +87,75 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
   const ackWaitMs = options.ackWaitMs ?? DELIVERIES_ACK_WAIT_MS;
-  const stream = bus.topology.deliveriesStream;
-  await ensureConsumer(bus, stream, {
-    durable_name: DELIVERIES_CONSUMER,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: bus.topology.deliveriesWildcard,
-    ack_wait: nanos(ackWaitMs),
-    max_ack_pending: -1,
-    max_deliver: -1,
+  let admitting = false; // the lanes exist (a disruption during the start has nothing to release)
+  const consume = await startDurableConsume({
+    bus,
+    stream: bus.topology.deliveriesStream,
+    logger,
+    maxMessages: DELIVERIES_PULL_BATCH,
+    config: {
+      durable_name: DELIVERIES_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: bus.topology.deliveriesWildcard,
+      ack_wait: nanos(ackWaitMs),
+      max_ack_pending: -1,
+      max_deliver: -1,
+    },
+    onDisruption: (reason) => {
+      if (!admitting) return;
+      // The durable the deliveries came from is gone: they mean nothing to the new one.
+      if (reason === "consumer gone") releaseAdmission(reason);
+      else rederiveAdmission(reason);
+    },
   });
-  const consumer = await bus.js.consumers.get(stream, DELIVERIES_CONSUMER);
-  const messages = await consumer.consume({ max_messages: DELIVERIES_PULL_BATCH });
+  const messages = consume.messages;
   const shutdown = new AbortController();
   let stopping = false;
+  /**
+   * Messages settled by a decision so far: attempted (or found not due, dropped, refused by an
+   * open breaker) and acked or nak'ed, or terminated. The health watch's sign of progress;
+   * hand-backs for want of room in a lane are not progress.
+   */
+  let settled = 0;
 
   const defer = (msg: JsMsg, delayMs: number, reason: DeferReason) => {
     options.onDeferred?.(reason);
     msg.nak(Math.max(0, Math.round(delayMs)));
   };
 
-  const pacer = createOverflowPacer();
+  let pacer = createOverflowPacer();
+  /**
+   * After a reconnect (the server may have restarted and rolled back its view): what the lanes
+   * hold is still work to do, and doing it from memory is the fastest way through (the naks of a
+   * handed-back delivery may be ignored by a restarted server, which then waits out the ack
+   * wait). Its acks settle whichever delivery the server has now, and a copy it redelivers is
+   * recognised as already delivered. What is re-derived: the pacer's reservations, made for
+   * hand-backs whose naks the client dropped while disconnected, and the heartbeats (resumed).
+   */
+  function rederiveAdmission(reason: string): void {
+    pacer = createOverflowPacer();
+    for (const held of lanes.held()) held.msg.working();
+    logger.warn({ reason, held: lanes.heldCount() }, "deliveries consumer disrupted; pacing reset, held deliveries kept");
+  }
+  /** Drops what was admitted on deliveries of a consumer that is gone, or of a stalled pull. */
+  function releaseAdmission(reason: string): void {
+    const queued = lanes.drainQueued();
+    for (const held of queued) held.msg.nak();
+    pacer = createOverflowPacer();
+    logger.warn({ reason, released: queued.length, running: lanes.heldCount() }, "deliveries consumer disrupted; queued deliveries handed back");
+  }
   const lanes = createHookLanes<Held>({ perHook, queuePerHook: MIN_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
 
-  async function process({ msg, delivery }: Held): Promise<void> {
+  async function process(held: Held): Promise<void> {
+    try {
+      await attempt(held);
+    } finally {
+      settled += 1;
+    }
+  }
+
+  async function attempt({ msg, delivery }: Held): Promise<void> {
     if (stopping) return msg.nak();
     const breaker = breakers.get(delivery.hookId);
     const admission = breaker.admit();
@@ -144,6 +199,8 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     if (lanes.backlog(delivery.hookId) <= 1) breakers.forgetIfHealthy(delivery.hookId);
   }
 
+  admitting = true;
+
   const statsOf = (hookId: string): LaneStats => ({
     averageMs: lanes.averageMs(hookId),
     oldestRunningMs: lanes.oldestRunningMs(hookId),
@@ -156,6 +213,8 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   }, Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)));
   heartbeat.unref();
 
+  // Not counted as settled: a lane that never finishes anything hands everything back for ever,
+  // and that must show as a stall.
   const handBack = (hookId: string, items: Held[]) => {
     for (const held of items) defer(held.msg, pacer.delayFor(hookId, lanes.backlog(hookId), paceOf(statsOf(hookId)), perHook), "lane full");
   };
@@ -170,6 +229,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     for await (const msg of messages) {
       if (stopping) {
         msg.nak(); // pulled but not started: back to the stream for the next consumer
+        settled += 1;
         continue;
       }
       let delivery: DeliveryMessage;
@@ -178,11 +238,13 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       } catch (error) {
         logger.error({ err: (error as Error).message, subject: msg.subject }, "malformed delivery message dropped");
         msg.term();
+        settled += 1;
         continue;
       }
       const blockedFor = breakers.get(delivery.hookId).blockedForMs();
       if (blockedFor > 0) {
         defer(msg, spread(blockedFor), "breaker open");
+        settled += 1;
         continue;
       }
       const hookId = delivery.hookId;
@@ -192,11 +254,24 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     }
   })();
 
+  const unwatch = options.health?.watch({
+    name: DELIVERIES_CONSUMER,
+    async sample() {
+      const info = await consume.info();
+      return { ackFloor: info.ack_floor.stream_seq, pending: info.num_pending, ackPending: info.num_ack_pending, maxAckPending: -1, held: lanes.heldCount(), settled };
+    },
+    onStall: () => {
+      releaseAdmission("stalled");
+      consume.restart("stalled");
+    },
+  });
+
   return {
     async stop() {
       if (stopping) return;
       stopping = true;
-      messages.stop();
+      unwatch?.();
+      consume.stop();
       for (const held of lanes.drainQueued()) held.msg.nak();
       const grace = setTimeout(() => shutdown.abort(), SHUTDOWN_GRACE_MS);
       await lanes.idle();

@@ -51,7 +51,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     runtime.defer(sender.close);
     // Deliveries have their own connections, so a burst of events being fanned out never makes
     // them wait for one (nor they the intake).
-    const deliveryPool = createPool({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, max: DELIVERY_POOL_MAX, applicationName: "waybill-dispatcher-deliveries" });
+    const deliveryPool = createPool({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, max: DELIVERY_POOL_MAX, applicationName: "waybill-dispatcher-deliveries", logger });
     runtime.defer(() => deliveryPool.end());
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
@@ -67,6 +67,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
         attemptSeconds.observe(outcome.execution.durationMs / 1000);
       },
       onDeferred: (reason) => deferred.inc({ reason }),
+      health: runtime.consumerHealth,
     });
     runtime.defer(deliveries.stop);
 
@@ -83,6 +84,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       filterSubject: bus.topology.eventsWildcard,
       ackWaitMs: config.DISPATCHER_ACK_WAIT_MS,
       logger,
+      health: runtime.consumerHealth,
       // Events handled side by side are recorded together (one transaction per batch).
       concurrency: 32,
       handle: async (message) => {

@@ -1,8 +1,7 @@
 // Stock counts from devices (devices/<id>/inventory): the measured count becomes on_hand, as an
 // adjustment with reason "device <deviceId>" and its events (inventory.adjusted, low, depleted).
-import type { Registry } from "prom-client";
 import type { RunningConsumer } from "../platform/consumer.js";
-import { DroppedMessage, startDeviceConsumer } from "../platform/device-consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "../platform/device-consumer.js";
 import { inventoryReadingSchema, issuesOf } from "../platform/device-messages.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";
@@ -11,11 +10,13 @@ import type { InventoryDeps } from "./products.js";
 
 export const DEVICE_STOCK_DURABLE = "inventory-device-stock";
 
-export function startDeviceStockConsumer(deps: InventoryDeps & { bus: Bus; logger: Logger; registry: Registry }): Promise<RunningConsumer> {
+export function startDeviceStockConsumer(deps: InventoryDeps & DeviceConsumerRuntime & { bus: Bus; logger: Logger }): Promise<RunningConsumer> {
   return startDeviceConsumer({
     bus: deps.bus,
     logger: deps.logger,
     registry: deps.registry,
+    health: deps.health,
+    ackWaitMs: deps.ackWaitMs,
     durable: DEVICE_STOCK_DURABLE,
     channel: "inventory",
     async handle(message) {

@@ -24,7 +24,12 @@ export class MissingBinaryError extends Error {}
 
 export interface PrivateServer {
   url: string;
+  port: number;
   stop(): Promise<void>;
+  /** Sends `signal` (SIGKILL: a crash) and waits for the server to exit; its data folder stays. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Sends `signal` without waiting (SIGSTOP / SIGCONT: a server that hangs and comes back). */
+  signal(signal: NodeJS.Signals): void;
 }
 
 interface ServerSpec {
@@ -69,11 +74,12 @@ export async function startPrivateNats(dataDir: string, options: { port?: number
     stopSignal: "SIGTERM",
     cwd: dataDir,
   };
-  const { port, stop } = await startServer(spec, options.port);
-  return { url: `nats://127.0.0.1:${port}`, stop };
+  const { port, stop, kill, signal } = await startServer(spec, options.port);
+  return { url: `nats://127.0.0.1:${port}`, port, stop, kill, signal };
 }
 
-export async function startPrivatePostgres(dataDir: string): Promise<PrivateServer> {
+/** `port`: listen there (a restart on the same port and data folder); a free port otherwise. */
+export async function startPrivatePostgres(dataDir: string, options: { port?: number } = {}): Promise<PrivateServer> {
   const initdb = findBinary("initdb", postgresBinDirs());
   const postgres = initdb && findBinary("postgres", [path.dirname(initdb), ...postgresBinDirs()]);
   if (!initdb || !postgres) {
@@ -100,22 +106,22 @@ export async function startPrivatePostgres(dataDir: string): Promise<PrivateServ
     user,
     cwd: pgData,
   };
-  const { port, stop } = await startServer(spec);
-  return { url: `postgres://postgres@127.0.0.1:${port}/waybill`, stop };
+  const { port, stop, kill, signal } = await startServer(spec, options.port);
+  return { url: `postgres://postgres@127.0.0.1:${port}/waybill`, port, stop, kill, signal };
 }
 
 /**
  * Starts the server and waits until it listens. A free port can be taken between choosing it and
  * the server binding it; then the server is started again on another one.
  */
-async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port: number; stop: () => Promise<void> }> {
+async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port: number } & Pick<PrivateServer, "stop" | "kill" | "signal">> {
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
     const logFrom = await stat(spec.logFile).then((s) => s.size, () => 0);
     const server = await spawnServer(spec, port);
     try {
       await waitListening(server.child, port, spec.what);
-      return { port, stop: server.stop };
+      return { port, stop: server.stop, kill: server.kill, signal: server.signal };
     } catch (error) {
       await server.stop();
       const log = (await readFile(spec.logFile).catch(() => Buffer.alloc(0))).subarray(logFrom).toString().trim();
@@ -125,7 +131,7 @@ async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port
   }
 }
 
-async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
+async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: ChildProcess } & Pick<PrivateServer, "stop" | "kill" | "signal">> {
   const log = await open(spec.logFile, "a");
   let child: ChildProcess;
   try {
@@ -145,14 +151,17 @@ async function spawnServer(spec: ServerSpec, port: number): Promise<{ child: Chi
     // Once the server is gone its pid may be reused: the guard must never signal it then.
     void exited.then(() => guard.kill("SIGKILL"));
   }
-  const stop = async () => {
+  const kill = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    child.kill(spec.stopSignal);
+    child.kill(signal);
     const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
     await exited;
     clearTimeout(timer);
   };
-  return { child, stop };
+  const signal = (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+  };
+  return { child, stop: () => kill(spec.stopSignal), kill, signal };
 }
 
 /**

@@ -4,13 +4,12 @@
 // counts, their order does not matter), so many are handled at once and those that arrive
 // together are written in one transaction: one message per transaction could not keep up with
 // what the broker accepts.
-import type { Registry } from "prom-client";
 import { createBatcher } from "../platform/batcher.js";
 import type { RunningConsumer } from "../platform/consumer.js";
 import { processOnceBatch } from "../platform/consumer.js";
 import { currentTransactionId } from "../platform/context.js";
 import type { Pool } from "../platform/db.js";
-import { DroppedMessage, startDeviceConsumer, type DeviceMessage } from "../platform/device-consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime, type DeviceMessage } from "../platform/device-consumer.js";
 import { issuesOf, telemetrySchema } from "../platform/device-messages.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";
@@ -27,7 +26,7 @@ interface Reading {
   transactionId: string;
 }
 
-export function startReadingsConsumer(deps: { pool: Pool; bus: Bus; logger: Logger; registry: Registry }): Promise<RunningConsumer> {
+export function startReadingsConsumer(deps: DeviceConsumerRuntime & { pool: Pool; bus: Bus; logger: Logger }): Promise<RunningConsumer> {
   const record = createBatcher((readings: Reading[]) =>
     processOnceBatch(
       deps.pool,
@@ -50,6 +49,8 @@ export function startReadingsConsumer(deps: { pool: Pool; bus: Bus; logger: Logg
     bus: deps.bus,
     logger: deps.logger,
     registry: deps.registry,
+    health: deps.health,
+    ackWaitMs: deps.ackWaitMs,
     durable: DEVICE_READINGS_DURABLE,
     channel: "telemetry",
     concurrency: DEVICE_READINGS_CONCURRENCY,

@@ -2,9 +2,8 @@
 // that tracking number, through the same function as HTTP (a delivery may complete the order).
 // Idempotent by the state machine: a redelivered scan asks for the transition already made,
 // which is refused (409) and dropped, so it changes nothing twice.
-import type { Registry } from "prom-client";
 import type { RunningConsumer } from "../platform/consumer.js";
-import { DroppedMessage, startDeviceConsumer } from "../platform/device-consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "../platform/device-consumer.js";
 import { issuesOf, shipmentScanSchema } from "../platform/device-messages.js";
 import type { Bus } from "../platform/nats.js";
 import type { OrdersDeps } from "./deps.js";
@@ -12,11 +11,13 @@ import { applyShipmentStatus } from "./shipments.js";
 
 export const DEVICE_SHIPMENTS_DURABLE = "orders-device-shipments";
 
-export function startDeviceShipmentsConsumer(deps: OrdersDeps & { bus: Bus; registry: Registry }): Promise<RunningConsumer> {
+export function startDeviceShipmentsConsumer(deps: OrdersDeps & DeviceConsumerRuntime & { bus: Bus }): Promise<RunningConsumer> {
   return startDeviceConsumer({
     bus: deps.bus,
     logger: deps.logger,
     registry: deps.registry,
+    health: deps.health,
+    ackWaitMs: deps.ackWaitMs,
     durable: DEVICE_SHIPMENTS_DURABLE,
     channel: "shipments",
     async handle(message) {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { baseConfigShape, booleanFlag, ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig, port } from "./config.js";
+import {
+  baseConfigShape,
+  booleanFlag,
+  ConfigError,
+  DEFAULT_CONSUMER_ACK_WAIT_MS,
+  DEFAULT_CONSUMER_STALL_WINDOW_MS,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_NATS_URL,
+  loadConfig,
+  port,
+} from "./config.js";
 
 const schema = z.object({
   ...baseConfigShape,
@@ -84,5 +94,17 @@ describe("booleanFlag", () => {
 
   it.each(["on", "off", "2", "", "truthy"])("rejects %j", (text) => {
     expect(booleanFlag.safeParse(text).success).toBe(false);
+  });
+});
+
+describe("CONSUMER_STALL_WINDOW_MS and CONSUMER_ACK_WAIT_MS", () => {
+  it("default to the named constants and refuse values outside their bounds at start", () => {
+    const config = loadConfig(schema, {});
+    expect(config.CONSUMER_STALL_WINDOW_MS).toBe(DEFAULT_CONSUMER_STALL_WINDOW_MS);
+    expect(config.CONSUMER_ACK_WAIT_MS).toBe(DEFAULT_CONSUMER_ACK_WAIT_MS);
+    expect(loadConfig(schema, { CONSUMER_STALL_WINDOW_MS: "5000", CONSUMER_ACK_WAIT_MS: "2000" })).toMatchObject({ CONSUMER_STALL_WINDOW_MS: 5_000, CONSUMER_ACK_WAIT_MS: 2_000 });
+    for (const [name, value] of [["CONSUMER_STALL_WINDOW_MS", "999"], ["CONSUMER_ACK_WAIT_MS", "0"], ["CONSUMER_ACK_WAIT_MS", "soon"]]) {
+      expect(() => loadConfig(schema, { [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
+    }
   });
 });

@@ -10,6 +10,10 @@ export const DEFAULT_DB_POOL_MAX = 10;
 export const DEFAULT_NATS_STREAM_REPLICAS = 1;
 export const DEFAULT_READINESS_CHECK_INTERVAL_MS = 5_000;
 export const DEFAULT_READINESS_CHECK_TIMEOUT_MS = 2_000;
+/** A consumer without progress this long while messages wait for it is reported stalled (/readyz, metric). */
+export const DEFAULT_CONSUMER_STALL_WINDOW_MS = 120_000;
+/** How long JetStream waits for a consumer's ack before redelivering (the INGRESS and EVENTS consumers). */
+export const DEFAULT_CONSUMER_ACK_WAIT_MS = 30_000;
 /** gRPC and ops ports of each service when it runs in its own container. */
 export const DEFAULT_PORTS = Object.freeze({
   edge: { ops: 9100 },
@@ -49,6 +53,9 @@ export const baseConfigShape = {
    * must be unique per NATS account; subjects are prefixed too.
    */
   STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_]*$/).default(""),
+  CONSUMER_STALL_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(DEFAULT_CONSUMER_STALL_WINDOW_MS),
+  /** Ack wait of the services' durable consumers; what a crashed process held comes back this much later. */
+  CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_CONSUMER_ACK_WAIT_MS),
 };
 
 export class ConfigError extends Error {}

@@ -1,13 +1,15 @@
 // Durable JetStream consumers with at-least-once handling: each message runs in the operation
 // context carried by its headers; failures are nak'ed with a growing delay; `processOnce`
 // makes a handler idempotent through the service's inbox table.
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext } from "./context.js";
+import type { ConsumerHealth } from "./consumer-health.js";
 import type { Pool, PoolClient } from "./db.js";
 import { withTransaction } from "./db.js";
+import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
 import type { Logger } from "./logger.js";
-import { ensureConsumer, TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
+import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 
 export const CONSUMER_ACK_WAIT_MS = 30_000;
 export const CONSUMER_MAX_ACK_PENDING = 1_000;
@@ -26,6 +28,10 @@ export interface ConsumerOptions {
   maxAckPending?: number;
   /** Messages handled at once; more lets a slow message not hold back the next ones. */
   concurrency?: number;
+  /** Where the consumer's progress is watched (stall → /readyz red, metric); none: not watched. */
+  health?: ConsumerHealth;
+  /** Lifetime of each pull request (PULL_EXPIRES_MS unless given). */
+  pullExpiresMs?: number;
 }
 
 export interface RunningConsumer {
@@ -34,18 +40,27 @@ export interface RunningConsumer {
 
 export async function startConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
   const { bus, stream, durable, logger } = options;
-  await ensureConsumer(bus, stream, {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: options.filterSubject,
-    ack_wait: nanos(options.ackWaitMs ?? CONSUMER_ACK_WAIT_MS),
-    max_ack_pending: options.maxAckPending ?? CONSUMER_MAX_ACK_PENDING,
+  const maxAckPending = options.maxAckPending ?? CONSUMER_MAX_ACK_PENDING;
+  // What is in hand when the server restarts is simply finished: its ack may be lost, and the
+  // server redelivers it, which the handlers take idempotently (inbox, natural keys).
+  const consume: DurableConsume = await startDurableConsume({
+    bus,
+    stream,
+    logger,
+    maxMessages: CONSUMER_BATCH,
+    pullExpiresMs: options.pullExpiresMs,
+    config: {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: options.filterSubject,
+      ack_wait: nanos(options.ackWaitMs ?? CONSUMER_ACK_WAIT_MS),
+      max_ack_pending: maxAckPending,
+    },
   });
-  const consumer = await bus.js.consumers.get(stream, durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: CONSUMER_BATCH });
   const concurrency = options.concurrency ?? 1;
   const inFlight = new Set<Promise<void>>();
+  let settled = 0;
 
   const handleOne = async (message: JsMsg) => {
     const context = contextFrom(undefined, message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined);
@@ -58,11 +73,12 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
         logger.warn({ err: (error as Error).message, subject: message.subject, delivery: message.info.deliveryCount, delay }, "message handling failed; will be redelivered");
         message.nak(delay);
       }
+      settled += 1;
     });
   };
 
   const loop = (async () => {
-    for await (const message of messages) {
+    for await (const message of consume.messages) {
       const task = handleOne(message).finally(() => inFlight.delete(task));
       inFlight.add(task);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
@@ -70,10 +86,20 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     await Promise.all(inFlight);
   })();
 
+  const unwatch = options.health?.watch({
+    name: durable,
+    async sample() {
+      const info = await consume.info();
+      return { ackFloor: info.ack_floor.stream_seq, pending: info.num_pending, ackPending: info.num_ack_pending, maxAckPending, held: inFlight.size, settled };
+    },
+    onStall: () => consume.restart("stalled"),
+  });
+
   return {
     async stop() {
+      unwatch?.();
       // Stop pulling, then let what is in hand finish so that SIGTERM never drops work.
-      messages.stop();
+      consume.stop();
       await loop.catch(() => {});
     },
   };

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { DEFAULT_DB_POOL_MAX } from "./config.js";
+import type { Logger } from "./logger.js";
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -22,7 +23,20 @@ export interface PoolOptions {
   /** Connections at most; services pass their validated DB_POOL_MAX. */
   max?: number;
   applicationName: string;
+  /** Where lost connections are reported (they are replaced, never fatal). */
+  logger?: Logger;
 }
+
+/** Waiting for a connection (new, or a free one of the pool) fails after this long: a 503, not a hang. */
+export const DB_CONNECTION_TIMEOUT_MS = 5_000;
+/** A statement running longer is cancelled by the server (migrations lift it). */
+export const DB_STATEMENT_TIMEOUT_MS = 60_000;
+/** A transaction left open this long (a bug, a stuck caller) is ended by the server, releasing its locks. */
+export const DB_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+/** Idle connections are closed after this long, so a failover's dead ones do not linger. */
+export const DB_IDLE_TIMEOUT_MS = 30_000;
+/** TCP keepalive, so a connection to a server that vanished (failover, cut network) is noticed. */
+export const DB_KEEPALIVE_DELAY_MS = 10_000;
 
 /** pg falls back to $USER for a URL without a user; that is unset in some shells and CI. */
 function withDefaultUser(databaseUrl: string): string {
@@ -31,16 +45,27 @@ function withDefaultUser(databaseUrl: string): string {
   return url.toString();
 }
 
-export function createPool({ databaseUrl, schema, max = DEFAULT_DB_POOL_MAX, applicationName }: PoolOptions): Pool {
+export function createPool({ databaseUrl, schema, max = DEFAULT_DB_POOL_MAX, applicationName, logger }: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(databaseUrl),
     max,
     application_name: applicationName,
     options: `-c search_path=${schema}`,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
+    statement_timeout: DB_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: DB_KEEPALIVE_DELAY_MS,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
+  const lost = (error: Error) => logger?.warn({ err: error.message, code: (error as { code?: string }).code }, "database connection lost; it will be replaced");
+  // The pool's 'error' covers only idle clients. A client checked out (a transaction, a lock
+  // holder) emits 'error' on itself when the server goes away (restart, failover: 57P01), and an
+  // 'error' event nobody listens to kills the process. So every client gets a listener of its
+  // own for its whole life; the query in flight fails on its own, and the pool drops the broken
+  // client when it is released.
+  pool.on("connect", (client) => client.on("error", lost));
+  pool.on("error", lost);
   return pool;
 }
 
@@ -50,7 +75,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const name = decodeURIComponent(url.pathname.slice(1));
   if (!name) return;
   url.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: withDefaultUser(url.toString()), connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({ connectionString: withDefaultUser(url.toString()), connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS });
+  client.on("error", () => {}); // its query in flight fails with the same error
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
@@ -126,6 +152,8 @@ export async function migrate(pool: Pool, schema: string, dirs: string[]): Promi
   const client = await pool.connect();
   const applied: string[] = [];
   try {
+    // Migrations may run long, and waiting for another replica's migrations too.
+    await client.query("SET statement_timeout = 0");
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [`waybill:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(
@@ -151,6 +179,7 @@ export async function migrate(pool: Pool, schema: string, dirs: string[]): Promi
     }
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtext($1))", [`waybill:migrate:${schema}`]).catch(() => {});
+    await client.query("RESET statement_timeout").catch(() => {});
     client.release();
   }
   return applied;

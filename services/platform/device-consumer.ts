@@ -5,6 +5,7 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { Counter, type Registry } from "prom-client";
 import { startConsumer, type RunningConsumer } from "./consumer.js";
+import type { ConsumerHealth } from "./consumer-health.js";
 import { ingressEnvelopeSchema, issuesOf, type DeviceChannel, type IngressEnvelope } from "./device-messages.js";
 import { AppError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -33,6 +34,15 @@ export interface DeviceConsumerOptions {
   handle(message: DeviceMessage): Promise<void>;
   /** Messages handled at once (default one at a time: stock counts and scans apply in order). */
   concurrency?: number;
+  ackWaitMs?: number;
+  health?: ConsumerHealth;
+}
+
+/** What every device consumer gets from its service's runtime. */
+export interface DeviceConsumerRuntime {
+  registry: Registry;
+  health?: ConsumerHealth;
+  ackWaitMs?: number;
 }
 
 /** `<prefix>ingress.*.devices.*.<channel>`: nats-server 2.9 takes one filter subject per consumer. */
@@ -54,6 +64,8 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
     filterSubject: deviceChannelFilter(bus, channel),
     logger,
     concurrency: options.concurrency,
+    ackWaitMs: options.ackWaitMs,
+    health: options.health,
     async handle(message) {
       let raw: unknown;
       try {

@@ -4,9 +4,11 @@ import {
   AppError,
   BadRequestError,
   ConflictError,
+  DatabaseUnavailableError,
   errorFromProblem,
   ForbiddenError,
   grpcStatusOf,
+  isDatabaseUnavailable,
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
@@ -29,6 +31,7 @@ const CASES = [
   { error: new ValidationError("Bad body."), status: 422, title: "Unprocessable Content", grpc: GrpcStatus.INVALID_ARGUMENT },
   { error: new RateLimitedError("rate_limited", "Slow down."), status: 429, title: "Too Many Requests", grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   { error: new UnavailableError("unavailable", "Later."), status: 503, title: "Service Unavailable", grpc: GrpcStatus.UNAVAILABLE },
+  { error: new DatabaseUnavailableError(), status: 503, title: "Service Unavailable", grpc: GrpcStatus.UNAVAILABLE },
   { error: new InternalError(), status: 500, title: "Internal Server Error", grpc: GrpcStatus.INTERNAL },
 ];
 
@@ -107,4 +110,47 @@ describe("toAppError", () => {
       expect(problem).not.toContain("a string");
     },
   );
+});
+
+describe("the database out of reach", () => {
+  // What node-postgres and its pool throw while the server restarts, fails over or refuses.
+  const pgError = (message: string, code?: string) => Object.assign(new Error(message), code ? { code } : {});
+  const UNAVAILABLE = [
+    pgError("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"),
+    pgError("read ECONNRESET", "ECONNRESET"),
+    pgError("terminating connection due to administrator command", "57P01"),
+    pgError("the database system is starting up", "57P03"),
+    pgError("the database system is in recovery mode", "57P03"),
+    pgError("server closed the connection unexpectedly", "08006"),
+    pgError("Connection terminated unexpectedly"),
+    pgError("Connection terminated"),
+    pgError("Connection terminated due to connection timeout"),
+    pgError("timeout exceeded when trying to connect"),
+    pgError("Client has encountered a connection error and is not queryable"),
+    new AggregateError([pgError("connect ECONNREFUSED ::1:5432", "ECONNREFUSED"), pgError("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED")]),
+  ];
+
+  it.each(UNAVAILABLE)("maps %s to 503 database_unavailable with Retry-After", (thrown) => {
+    expect(isDatabaseUnavailable(thrown)).toBe(true);
+    const error = toAppError(thrown);
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(error.status).toBe(503);
+    expect(error.code).toBe("database_unavailable");
+    expect(Number(error.headers["Retry-After"])).toBeGreaterThan(0);
+    expect(grpcStatusOf(error)).toBe(GrpcStatus.UNAVAILABLE);
+  });
+
+  it.each([pgError("duplicate key value violates unique constraint", "23505"), pgError("syntax error at or near", "42601"), pgError("canceling statement due to statement timeout", "57014"), new Error("boom")])(
+    "leaves %s a fault of the service",
+    (thrown) => {
+      expect(isDatabaseUnavailable(thrown)).toBe(false);
+      expect(toAppError(thrown).code).toBe("internal_error");
+    },
+  );
+
+  it("crosses a service boundary as the same class, with its Retry-After", () => {
+    const rebuilt = errorFromProblem(new DatabaseUnavailableError().toProblem());
+    expect(rebuilt).toBeInstanceOf(DatabaseUnavailableError);
+    expect(rebuilt.headers["Retry-After"]).toBe(new DatabaseUnavailableError().headers["Retry-After"]);
+  });
 });

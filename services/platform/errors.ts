@@ -92,9 +92,36 @@ export class RateLimitedError extends AppError {
   override readonly title = "Too Many Requests";
 }
 
+/** Seconds a client is told to wait (Retry-After) before trying a request answered 503 again. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
 export class UnavailableError extends AppError {
   override readonly status = 503;
   override readonly title = "Service Unavailable";
+  override readonly headers: Record<string, string> = { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+}
+
+/** The service's database cannot be reached (restarting, failing over, refusing connections). */
+export class DatabaseUnavailableError extends UnavailableError {
+  constructor(detail = "The database is not reachable at the moment; try again shortly.") {
+    super("database_unavailable", detail);
+  }
+}
+
+/** Connection-level SQLSTATEs: class 08 (connection exception) and the shutdown / startup ones. */
+const DATABASE_UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const DATABASE_UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** What node-postgres and its pool throw when a connection ends, times out or is unusable. */
+const DATABASE_UNAVAILABLE_MESSAGE = /^Connection terminated|connection timeout|timeout exceeded when trying to connect|is not queryable|Connection ended/i;
+
+/** Is `error` the database being out of reach (rather than a statement that failed)? */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && (code.startsWith("08") || DATABASE_UNAVAILABLE_SQLSTATES.has(code) || DATABASE_UNAVAILABLE_ERRNOS.has(code))) return true;
+  // A failed connect to several addresses (localhost: ::1 and 127.0.0.1).
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return typeof message === "string" && DATABASE_UNAVAILABLE_MESSAGE.test(message);
 }
 
 export class InternalError extends AppError {
@@ -134,13 +161,15 @@ const CLASS_BY_HTTP: Record<number, new (code: string, detail: string, errors?: 
 
 /** Rebuilds an AppError from a problem that crossed a service boundary. */
 export function errorFromProblem(problem: ProblemDetails): AppError {
+  if (problem.status === 503 && problem.code === "database_unavailable") return new DatabaseUnavailableError(problem.detail);
   if (problem.status === 422) return new ValidationError(problem.detail, problem.errors, problem.code);
   const Cls = CLASS_BY_HTTP[problem.status];
   if (!Cls) return new InternalError(problem.detail);
   return new Cls(problem.code, problem.detail, problem.errors);
 }
 
-/** Anything thrown that is not an AppError is a fault of the service. */
+/** Anything thrown that is not an AppError is a fault of the service, unless the database is away. */
 export function toAppError(error: unknown): AppError {
-  return error instanceof AppError ? error : new InternalError();
+  if (error instanceof AppError) return error;
+  return isDatabaseUnavailable(error) ? new DatabaseUnavailableError() : new InternalError();
 }

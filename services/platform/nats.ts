@@ -28,6 +28,12 @@ export const EVENTS_MAX_AGE_MS = 90 * DAY_MS;
 export const INGRESS_MAX_AGE_MS = 7 * DAY_MS;
 export const REVOCATIONS_MAX_AGE_MS = DAY_MS;
 export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+/** Reconnect attempts come this often, plus up to NATS_RECONNECT_JITTER_MS so a fleet does not retry in step. */
+export const NATS_RECONNECT_WAIT_MS = 500;
+export const NATS_RECONNECT_JITTER_MS = 500;
+/** A server that answers no ping for NATS_MAX_PINGS_OUT intervals is taken as gone (a half-open connection). */
+export const NATS_PING_INTERVAL_MS = 20_000;
+export const NATS_MAX_PINGS_OUT = 3;
 
 /**
  * Names of streams and subjects. `prefix` keeps test runs apart on one server; production
@@ -128,8 +134,13 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     servers: options.url.split(","),
     ...(options.user ? { user: options.user, pass: options.pass } : {}),
     name: options.name,
+    // A long-running service never gives up on the bus: reconnect for ever, jittered.
     maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
+    reconnectTimeWait: NATS_RECONNECT_WAIT_MS,
+    reconnectJitter: NATS_RECONNECT_JITTER_MS,
+    reconnectJitterTLS: NATS_RECONNECT_JITTER_MS,
+    pingInterval: NATS_PING_INTERVAL_MS,
+    maxPingOut: NATS_MAX_PINGS_OUT,
     // No stack captured for every request (each JetStream publish is one): it costs CPU per message.
     noAsyncTraces: true,
   });

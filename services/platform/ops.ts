@@ -29,21 +29,22 @@ export interface Ops {
   firstRound: Promise<void>;
   /** Set while draining, so that load balancers stop sending work before the process exits; stops the checks. */
   setDraining(): void;
+  /** Adds a readiness check (a part started after the ops, such as a consumer's progress). */
+  addCheck(name: string, check: ReadinessCheck): void;
 }
 
 export function createOps(service: string, options: OpsOptions = {}): Ops {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
-  const required = options.checks ?? {};
-  const all = { ...required, ...options.informational };
-  const results = new Map<string, string>(Object.keys(all).map((name) => [name, PENDING]));
+  const required = new Set(Object.keys(options.checks ?? {}));
+  const results = new Map<string, string>();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READINESS_CHECK_TIMEOUT_MS;
   const timers: NodeJS.Timeout[] = [];
   let draining = false;
-  const firsts: Promise<void>[] = [];
   // Each dependency on its own timer: a slow one delays only its own next result.
-  for (const [name, check] of Object.entries(all)) {
+  const schedule = (name: string, check: ReadinessCheck): Promise<void> => {
+    results.set(name, PENDING);
     let running = false;
     const run = (): Promise<void> => {
       if (running || draining) return Promise.resolve();
@@ -60,11 +61,13 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
         (error: Error) => void results.set(name, error?.message || "failed"),
       );
     };
-    firsts.push(run());
     const timer = setInterval(run, options.intervalMs ?? DEFAULT_READINESS_CHECK_INTERVAL_MS);
     timer.unref();
     timers.push(timer);
-  }
+    return run();
+  };
+  const all = { ...options.checks, ...options.informational };
+  const firsts = Object.entries(all).map(([name, check]) => schedule(name, check));
   return {
     registry,
     firstRound: Promise.all(firsts).then(() => undefined),
@@ -72,13 +75,17 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
       draining = true;
       for (const timer of timers) clearInterval(timer);
     },
+    addCheck: (name, check) => {
+      required.add(name);
+      void schedule(name, check);
+    },
     async answer(path) {
       if (path === "/healthz") return json(200, { status: "ok", service });
       if (path === "/metrics") return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
       if (path !== "/readyz") return undefined;
       if (draining) return json(503, { status: "draining", service });
       const checks = Object.fromEntries(results);
-      const ready = Object.keys(required).every((name) => results.get(name) === "ok");
+      const ready = [...required].every((name) => results.get(name) === "ok");
       return json(ready ? 200 : 503, { status: ready ? "ready" : "not ready", service, checks });
     },
   };

@@ -3,6 +3,7 @@
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "./db.js";
 import { startHousekeeping } from "./housekeeping.js";
 import { createLogger, type Logger } from "./logger.js";
+import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
 
@@ -18,6 +19,8 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   BIND_HOST: string;
   STREAM_PREFIX: string;
+  CONSUMER_STALL_WINDOW_MS: number;
+  CONSUMER_ACK_WAIT_MS: number;
 }
 
 export interface Runtime {
@@ -26,6 +29,8 @@ export interface Runtime {
   pool: Pool;
   bus: Bus;
   ops: Ops;
+  /** Watches the progress of the service's consumers (stall → /readyz red, waybill_consumer_stalled). */
+  consumerHealth: ConsumerHealth;
   /** Registers cleanup to run at stop, before what was registered earlier. */
   defer(fn: () => Promise<void>): void;
   stop(): Promise<void>;
@@ -56,7 +61,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
   };
   try {
     await ensureDatabase(config.DATABASE_URL);
-    const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, max: config.DB_POOL_MAX, applicationName: `waybill-${service}` });
+    const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, max: config.DB_POOL_MAX, applicationName: `waybill-${service}`, logger });
     stack.push(() => pool.end());
     const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir]);
     if (applied.length > 0) logger.info({ schema, applied }, "migrations applied");
@@ -80,6 +85,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
       timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
     });
     await ops.firstRound;
+    const consumerHealth = createConsumerHealth({ ops, logger, stallWindowMs: config.CONSUMER_STALL_WINDOW_MS });
+    stack.push(async () => consumerHealth.stop());
     let opsPort: number | undefined;
     if (options.opsPort !== undefined) {
       const server = await startOpsServer(ops, config.BIND_HOST, options.opsPort);
@@ -87,7 +94,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
       // The ops server is the last to go, so probes see "draining" while work finishes.
       stack.unshift(() => server.stop());
     }
-    return { service, logger, pool, bus, ops, opsPort, defer: (fn) => void stack.push(fn), stop };
+    return { service, logger, pool, bus, ops, consumerHealth, opsPort, defer: (fn) => void stack.push(fn), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -25,10 +25,11 @@ function adminUrl(base: string): string {
   return url.toString();
 }
 
-export async function createTestEnvironment(): Promise<TestEnvironment> {
+/** `databaseUrl` / `natsUrl`: servers of the test's own (see private-servers.ts) instead of the shared ones. */
+export async function createTestEnvironment(servers: { databaseUrl?: string; natsUrl?: string } = {}): Promise<TestEnvironment> {
   const suffix = randomBytes(5).toString("hex");
-  const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  const natsUrl = process.env.NATS_URL ?? DEFAULT_NATS_URL;
+  const base = servers.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const natsUrl = servers.natsUrl ?? process.env.NATS_URL ?? DEFAULT_NATS_URL;
   const dbName = `waybill_test_${suffix}`;
   const admin = new pg.Client({ connectionString: adminUrl(base) });
   await admin.connect();

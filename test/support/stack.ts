@@ -34,10 +34,12 @@ export interface Stack {
 export interface StackOptions {
   orders?: OrdersOptions;
   extraEnv?: Record<string, string>;
+  /** Servers of the test's own (see private-servers.ts) instead of the shared ones. */
+  servers?: { databaseUrl?: string; natsUrl?: string };
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const env = await createTestEnvironment();
+  const env = await createTestEnvironment(options.servers);
   const token = `api-${randomBytes(32).toString("base64url")}`;
   // WEBHOOK_SECRET_KEY: one per stack, so a dispatcher restarted with serviceEnv opens the same secrets.
   const webhookKey = randomBytes(32).toString("base64");
