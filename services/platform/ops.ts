@@ -29,7 +29,11 @@ export interface Ops {
   firstRound: Promise<void>;
   /** Set while draining, so that load balancers stop sending work before the process exits; stops the checks. */
   setDraining(): void;
-  /** Adds a readiness check (a part started after the ops, such as a consumer's progress). */
+  /**
+   * Adds a readiness check of this process's own state (a part started after the ops, such as a
+   * consumer's progress). It runs on every /readyz, so it must be cheap and never wait on another
+   * server.
+   */
   addCheck(name: string, check: ReadinessCheck): void;
 }
 
@@ -38,6 +42,7 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
   const required = new Set(Object.keys(options.checks ?? {}));
+  const ownState = new Map<string, ReadinessCheck>();
   const results = new Map<string, string>();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READINESS_CHECK_TIMEOUT_MS;
   const timers: NodeJS.Timeout[] = [];
@@ -76,16 +81,18 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
       for (const timer of timers) clearInterval(timer);
     },
     addCheck: (name, check) => {
-      required.add(name);
-      void schedule(name, check);
+      ownState.set(name, check);
     },
     async answer(path) {
       if (path === "/healthz") return json(200, { status: "ok", service });
       if (path === "/metrics") return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
       if (path !== "/readyz") return undefined;
       if (draining) return json(503, { status: "draining", service });
-      const checks = Object.fromEntries(results);
-      const ready = [...required].every((name) => results.get(name) === "ok");
+      const own = await Promise.all(
+        [...ownState].map(([name, check]) => withTimeout(Promise.resolve().then(check), timeoutMs).then(() => [name, "ok"] as const, (error: Error) => [name, error?.message || "failed"] as const)),
+      );
+      const checks = { ...Object.fromEntries(results), ...Object.fromEntries(own) };
+      const ready = [...required].every((name) => results.get(name) === "ok") && own.every(([, result]) => result === "ok");
       return json(ready ? 200 : 503, { status: ready ? "ready" : "not ready", service, checks });
     },
   };
