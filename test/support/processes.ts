@@ -15,9 +15,18 @@ export interface Child {
 }
 
 export function runTs(entry: string, env: Record<string, string | undefined>): Child {
+  return runNode([...NODE_ARGS, path.join(ROOT, entry)], env);
+}
+
+/** Runs compiled JavaScript (`npm run build`'s dist/) with plain node, as the production image does. */
+export function runJs(entry: string, env: Record<string, string | undefined>): Child {
+  return runNode([path.join(ROOT, entry)], env);
+}
+
+function runNode(args: string[], env: Record<string, string | undefined>): Child {
   // CPU_PROFILE_DIR (benchmarks): every child writes a V8 CPU profile there when it exits.
   const profile = process.env.CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...NODE_ARGS, ...profile, path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
