@@ -13,6 +13,7 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY clients/ clients/
 # npm ci runs the root `prepare` (builds the clients), which needs the whole clients/ tree.
 COPY services/ services/
+COPY packages/ packages/
 COPY scripts/ scripts/
 COPY proto/ proto/
 RUN npm ci && npm run build

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadIdentityConfig } from "../services/identity/config.js";
 import { startIdentity } from "../services/identity/service.js";
 import { verifyPassword } from "../services/identity/passwords.js";
-import { hashToken } from "../services/identity/tokens.js";
+import { hashToken } from "../packages/contracts/identity/tokens.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment | undefined;

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
 import { SECRET_KEY_BYTES } from "./secrets.js";
+import { MAX_WEBHOOK_TIMEOUT_MS } from "../../packages/contracts/limits/hooks.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */
-export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
 /** How long JetStream waits for a dispatcher that took a message to settle it before handing it to another. */
 export const DEFAULT_DISPATCHER_ACK_WAIT_MS = 30_000;

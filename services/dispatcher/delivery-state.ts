@@ -2,7 +2,7 @@
 // it is now (status, url, sealed secret, since when it is active) and the last attempt of this
 // delivery. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
 import type { Queryable } from "../platform/db.js";
-import type { HookStatus } from "./hook-fields.js";
+import type { HookStatus } from "../../packages/contracts/limits/hooks.js";
 
 export interface DeliveryKey {
   tenantId: string;

@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { hasPrefix, newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { checkHookFields, type HookStatus } from "./hook-fields.js";
+import { checkHookFields, type HookStatus } from "../../packages/contracts/limits/hooks.js";
 import { generateHookSecret, type SecretBox } from "./secrets.js";
 
 export interface HooksDeps {

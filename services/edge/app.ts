@@ -4,7 +4,7 @@ import Koa from "koa";
 import type { Logger } from "../platform/logger.js";
 import type { Ops } from "../platform/ops.js";
 import type { BackendClients } from "./clients.js";
-import type { TokenResolver } from "../identity/token-resolver.js";
+import type { TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { problemResponses } from "./middleware/problem.js";
@@ -24,7 +24,7 @@ import { rateLimit } from "./middleware/rate-limit.js";
 import { memoryRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
-import type { SessionVerifier } from "./session-verifier.js";
+import type { SessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 
 export const OPENAPI_VERSION = "1.0.0";

@@ -2,11 +2,10 @@ import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
 import { parseTrustedProxies } from "./client-address.js";
 import { RATE_LIMIT_BUCKET_TTL_MS } from "./rate-limit-store.js";
+import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../../packages/contracts/identity-client/token-resolver.js";
 
 export const DEFAULT_HTTP_PORT = 8080;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-export const DEFAULT_AUTH_CACHE_TTL_MS = 30_000;
-export const DEFAULT_AUTH_CACHE_MAX = 10_000;
 export const DEFAULT_RATE_LIMIT_REQUESTS = 6_000;
 export const DEFAULT_RATE_LIMIT_WINDOW_SECONDS = 60;
 export const DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE = 20;

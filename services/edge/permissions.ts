@@ -6,8 +6,8 @@
 // management by another door. "cli — …, reads" means reads of business data: listing tokens and
 // users is identity management, refused to cli as to machine.
 import type { Middleware } from "koa";
-import type { TokenType } from "../identity/tokens.js";
-import type { Role } from "../identity/users.js";
+import type { TokenType } from "../../packages/contracts/identity/tokens.js";
+import type { Role } from "../../packages/contracts/identity/roles.js";
 import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
 
 export type Capability =

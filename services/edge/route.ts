@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import type { Router, RouterContext } from "@koa/router";
 import type { z } from "zod";
-import type { Principal } from "../identity/token-resolver.js";
+import type { Principal } from "../../packages/contracts/identity-client/token-resolver.js";
 import { BadRequestError, NotFoundError } from "../platform/errors.js";
 import { requires, type Capability } from "./permissions.js";
 import { parseBody, parseQuery } from "./validation.js";

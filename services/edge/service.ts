@@ -8,10 +8,10 @@ import type { ServiceHandle } from "../platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
 import type { EdgeConfig } from "./config.js";
-import { watchRevocations } from "../identity/revocations.js";
-import { createTokenResolver } from "../identity/token-resolver.js";
+import { watchRevocations } from "../../packages/contracts/identity-client/revocation-watch.js";
+import { createTokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
 import { connectBus, createTopology } from "../platform/nats.js";
-import { createSessionVerifier } from "./session-verifier.js";
+import { createSessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
 import { createEventStreams } from "./events/event-streams.js";
 import { memoryRateLimitStore, natsRateLimitStore } from "./rate-limit-store.js";
 

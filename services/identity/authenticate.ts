@@ -2,7 +2,7 @@
 // memory and flushed periodically, never one UPDATE per request.
 import type { Pool } from "../platform/db.js";
 import { UnauthenticatedError } from "../platform/errors.js";
-import { hashToken, tokenTypeOf, type TokenType } from "./tokens.js";
+import { hashToken, tokenTypeOf, type TokenType } from "../../packages/contracts/identity/tokens.js";
 
 export interface TokenPrincipal {
   tenantId: string;

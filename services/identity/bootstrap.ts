@@ -4,7 +4,7 @@
 import { withAdvisoryLock, type Pool } from "../platform/db.js";
 import { newId } from "../platform/ids.js";
 import { generatePassword, hashPassword } from "./passwords.js";
-import { generateToken, hashToken } from "./tokens.js";
+import { generateToken, hashToken } from "../../packages/contracts/identity/tokens.js";
 
 export const BOOTSTRAP_TENANT_NAME = "default";
 

@@ -15,8 +15,9 @@ import { recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
 import { login } from "./sessions.js";
 import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
-import type { TokenType } from "./tokens.js";
-import { createUserIdempotently, listUsers, type Role } from "./users.js";
+import type { TokenType } from "../../packages/contracts/identity/tokens.js";
+import { createUserIdempotently, listUsers } from "./users.js";
+import { type Role } from "../../packages/contracts/identity/roles.js";
 
 export const IDENTITY_SCHEMA = "identity";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

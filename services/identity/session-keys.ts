@@ -2,8 +2,8 @@
 // replicas agree on it) and signs with the newest; the edge verifies with the public JWK Set.
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type JWK, type CryptoKey } from "jose";
 import { withAdvisoryLock, type Pool } from "../platform/db.js";
+import { SESSION_ALGORITHM } from "../../packages/contracts/identity/sessions.js";
 
-export const SESSION_ALGORITHM = "Ed25519";
 
 export interface SigningKey {
   kid: string;

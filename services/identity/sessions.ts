@@ -3,10 +3,9 @@ import { SignJWT } from "jose";
 import type { Queryable } from "../platform/db.js";
 import { UnauthenticatedError } from "../platform/errors.js";
 import { verifyPassword } from "./passwords.js";
-import { SESSION_ALGORITHM, type SigningKey } from "./session-keys.js";
+import { type SigningKey } from "./session-keys.js";
+import { SESSION_ALGORITHM, SESSION_AUDIENCE, SESSION_ISSUER } from "../../packages/contracts/identity/sessions.js";
 
-export const SESSION_ISSUER = "waybill-identity";
-export const SESSION_AUDIENCE = "waybill-api";
 
 export interface Session {
   accessToken: string;

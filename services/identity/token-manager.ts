@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { generateToken, hashToken, type TokenType } from "./tokens.js";
+import { generateToken, hashToken, type TokenType } from "../../packages/contracts/identity/tokens.js";
 
 export interface TokenRecord {
   id: string;

@@ -5,9 +5,8 @@ import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js"
 import { newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { hashPassword, slowDigest } from "./passwords.js";
+import type { Role } from "../../packages/contracts/identity/roles.js";
 
-export const ROLES = ["admin", "member"] as const;
-export type Role = (typeof ROLES)[number];
 
 export interface UserRecord {
   id: string;

@@ -5,7 +5,7 @@ import { withTransaction } from "../platform/db.js";
 import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { appendEvents } from "../platform/outbox.js";
-import { DEFAULT_LOCATION, MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "./limits.js";
+import { DEFAULT_LOCATION, MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
 import { isProductId, productNotFound, type InventoryDeps } from "./products.js";
 import { lockStockRows, stockLevelOf, writeStockRows, type StockLevel } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";

@@ -8,7 +8,7 @@ import { formatStoredAmount, isCurrency, normalizeAmount } from "../platform/mon
 import type { Topology } from "../platform/nats.js";
 import { appendEvents } from "../platform/outbox.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "./limits.js";
+import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
 import { lockStockOfProducts, stockLevelOf } from "./stock.js";
 import { thresholdChangeEvents } from "./thresholds.js";
 

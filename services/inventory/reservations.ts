@@ -5,7 +5,7 @@ import { withTransaction, type PoolClient } from "../platform/db.js";
 import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
 import { appendEvents, type NewEvent } from "../platform/outbox.js";
 import { allocate, type Shortage } from "./allocation.js";
-import { MAX_STOCK_QUANTITY } from "./limits.js";
+import { MAX_STOCK_QUANTITY } from "../../packages/contracts/limits/inventory.js";
 import { isProductId, type InventoryDeps } from "./products.js";
 import { lockStockOfProducts, lockStockRows, stockLevelOf, writeStockRows, type StockRow } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";

@@ -4,7 +4,7 @@
 import type { PoolClient, Queryable } from "../platform/db.js";
 import { BadRequestError } from "../platform/errors.js";
 import type { Page } from "../platform/pagination.js";
-import { TRIMMED_TEXT } from "./limits.js";
+import { TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
 import { isProductId } from "./products.js";
 
 export interface StockLevel {

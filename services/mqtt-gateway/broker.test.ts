@@ -4,7 +4,7 @@ import net from "node:net";
 import mqtt, { type MqttClient } from "mqtt";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TokenPrincipal, TokenResolver } from "../identity/token-resolver.js";
+import type { TokenPrincipal, TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
 import { UnauthenticatedError, UnavailableError } from "../platform/errors.js";
 import { createLogger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";

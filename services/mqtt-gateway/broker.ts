@@ -4,7 +4,7 @@
 import { Aedes, type AuthenticateError, type Client, type PublishPacket, type UnsubscribePacket } from "aedes";
 import { LRUCache } from "lru-cache";
 import { Counter, type Registry } from "prom-client";
-import type { TokenPrincipal, TokenResolver } from "../identity/token-resolver.js";
+import type { TokenPrincipal, TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
 import { AppError, ValidationError } from "../platform/errors.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
-import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../edge/config.js";
+import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../../packages/contracts/identity-client/token-resolver.js";
 
 export const DEFAULT_MQTT_PORT = 1883;
 export const DEFAULT_PRESENCE_HEARTBEAT_MS = 10_000;

@@ -2,7 +2,7 @@
 // before the token manager exists over HTTP.
 import pg from "pg";
 import { newId } from "../../services/platform/ids.js";
-import { generateToken, hashToken, type TokenType } from "../../services/identity/tokens.js";
+import { generateToken, hashToken, type TokenType } from "../../packages/contracts/identity/tokens.js";
 
 export async function issueToken(databaseUrl: string, type: TokenType, options: { tenantId?: string; expiresAt?: Date; revoked?: boolean } = {}): Promise<{ id: string; token: string; tenantId: string }> {
   const client = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=identity" });

@@ -1,5 +1,5 @@
 // /v1/hooks: thin adapters from HTTP to the dispatcher, which owns hooks and deliveries.
-import { MAX_WEBHOOK_TIMEOUT_MS } from "../../dispatcher/config.js";
+import { MAX_WEBHOOK_TIMEOUT_MS } from "../../../packages/contracts/limits/hooks.js";
 import type { DispatcherServiceClient, Execution, Hook } from "../../gen/waybill/dispatcher/v1/dispatcher.js";
 import { callUnary } from "../../platform/grpc.js";
 import { nullsFor } from "../patch.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../platform/errors.js";
-import { checkHookFields, hookUrlProblem } from "./hook-fields.js";
+import { ValidationError } from "../../../services/platform/errors.js";
+import { checkHookFields, hookUrlProblem } from "./hooks.js";
 
 describe("hookUrlProblem", () => {
   it("accepts absolute http and https URLs", () => {

@@ -1,11 +1,11 @@
 // The client side of identity used by the edge and the MQTT gateway: resolves a token to its
 // principal and caches the answer (keyed by the token's hash, never the value).
 import { LRUCache } from "lru-cache";
-import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
-import { UnauthenticatedError } from "../platform/errors.js";
-import { callUnary } from "../platform/grpc.js";
-import { hashToken, type TokenType } from "./tokens.js";
-import type { Role } from "./users.js";
+import type { IdentityServiceClient } from "../../../services/gen/waybill/identity/v1/identity.js";
+import { UnauthenticatedError } from "../../../services/platform/errors.js";
+import { callUnary } from "../../../services/platform/grpc.js";
+import { hashToken, type TokenType } from "../identity/tokens.js";
+import type { Role } from "../identity/roles.js";
 
 interface PrincipalBase {
   tenantId: string;
@@ -29,6 +29,10 @@ export interface SessionPrincipal extends PrincipalBase {
 
 /** Who is calling: the credential a request or device session authenticated with. */
 export type Principal = TokenPrincipal | SessionPrincipal;
+
+/** How long and how many answers of identity a resolver keeps (edge and MQTT gateway alike). */
+export const DEFAULT_AUTH_CACHE_TTL_MS = 30_000;
+export const DEFAULT_AUTH_CACHE_MAX = 10_000;
 
 export interface TokenResolver {
   resolve(token: string): Promise<TokenPrincipal>;

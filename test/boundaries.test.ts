@@ -1,0 +1,49 @@
+// The architecture's rule, enforced by the linter (biome.json, noRestrictedImports): a service
+// imports only its own files, the platform, the generated contracts and packages/*; libraries
+// never import a service; clients use only the SDK. The rule must hold on the tree and must fail
+// on a deliberate cross-service import.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./support/processes.js";
+
+const run = promisify(execFile);
+const biome = path.join(ROOT, "node_modules/.bin/biome");
+
+async function lint(...paths: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(biome, ["lint", "--only=style/noRestrictedImports", ...paths], { cwd: ROOT });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
+}
+
+describe("package boundaries", () => {
+  it("hold on the whole tree", async () => {
+    const { code, output } = await lint("services", "packages", "clients");
+    expect(output).not.toContain("noRestrictedImports");
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    ["services/orders", `import { login } from "../identity/sessions.js";\nexport const probe = login;\n`, "A service imports only its own files"],
+    ["services/edge/routes", `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`, "A service imports only its own files"],
+    ["packages/contracts/limits", `import { startOrders } from "../../../services/orders/service.js";\nexport const probe = startOrders;\n`, "never a service"],
+  ])("fail on a deliberate forbidden import from %s", async (folder, source, message) => {
+    const file = path.join(ROOT, folder, `boundary-probe-${randomBytes(4).toString("hex")}.ts`);
+    await writeFile(file, source);
+    try {
+      const { code, output } = await lint(path.relative(ROOT, file));
+      expect(code).not.toBe(0);
+      expect(output).toContain("noRestrictedImports");
+      expect(output).toContain(message);
+    } finally {
+      await rm(file, { force: true });
+    }
+  });
+});
