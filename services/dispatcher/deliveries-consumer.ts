@@ -34,6 +34,7 @@ import type { ConsumerHealth } from "../platform/consumer-health.js";
 import { startDurableConsume } from "../platform/durable-consume.js";
 import type { Logger } from "../platform/logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
+import { DEFAULT_DISPATCHER_ACK_WAIT_MS } from "./config.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
@@ -42,7 +43,6 @@ import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } f
 import { createOverflowPacer } from "./overflow-pacer.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
-export const DELIVERIES_ACK_WAIT_MS = 30_000;
 /** Held messages are marked as in progress this often (and at least three times per ack wait). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 export const DELIVERIES_PULL_BATCH = 256;
@@ -61,7 +61,7 @@ export interface DeliveriesConsumerOptions {
   deliverer: Deliverer;
   logger: Logger;
   perHook: number;
-  /** The consumer's ack wait (DISPATCHER_ACK_WAIT_MS); DELIVERIES_ACK_WAIT_MS unless given. */
+  /** The consumer's ack wait (DISPATCHER_ACK_WAIT_MS); DEFAULT_DISPATCHER_ACK_WAIT_MS unless given. */
   ackWaitMs?: number;
   maxHeld?: number;
   breakers?: BreakerRegistry;
@@ -86,7 +86,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const random = options.random ?? Math.random;
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
-  const ackWaitMs = options.ackWaitMs ?? DELIVERIES_ACK_WAIT_MS;
+  const ackWaitMs = options.ackWaitMs ?? DEFAULT_DISPATCHER_ACK_WAIT_MS;
   let admitting = false; // the lanes exist (a disruption during the start has nothing to release)
   const consume = await startDurableConsume({
     bus,
@@ -221,7 +221,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   // A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest
   // goes back to JetStream, so it holds no budget that other hooks are waiting for.
   const shedding = setInterval(() => {
-    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld)));
+    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld, ackWaitMs)));
   }, SHED_INTERVAL_MS);
   shedding.unref();
 
@@ -249,7 +249,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       }
       const hookId = delivery.hookId;
       const held: Held = { msg, delivery };
-      if (lanes.submit(hookId, held, queueLimit(statsOf(hookId), perHook, maxHeld)) === "full") handBack(hookId, [held]);
+      if (lanes.submit(hookId, held, queueLimit(statsOf(hookId), perHook, maxHeld, ackWaitMs)) === "full") handBack(hookId, [held]);
       await lanes.whenBelow(maxHeld);
     }
   })();

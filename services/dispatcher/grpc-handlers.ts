@@ -5,7 +5,7 @@ import type { Pool } from "../platform/db.js";
 import { unary } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
 import type { Topology } from "../platform/nats.js";
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../platform/pagination.js";
+import { pageLimit } from "../platform/pagination.js";
 import type { Deliverer } from "./delivery.js";
 import { listEvents } from "./event-log.js";
 import { listExecutions, type Execution } from "./executions.js";
@@ -55,10 +55,6 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       return {};
     }),
   };
-}
-
-function pageLimit(limit: number): number {
-  return Math.min(Math.max(limit || DEFAULT_PAGE_LIMIT, 1), MAX_PAGE_LIMIT);
 }
 
 function hookMessage(hook: Hook): HookMessage {

@@ -5,26 +5,26 @@ const stats = (averageMs: number | undefined, oldestRunningMs = 0, activeHooks =
 
 describe("queueLimit", () => {
   it("gives a fast or new lane its share, leaving room for one more hook", () => {
-    expect(queueLimit(stats(undefined), 8, 8192)).toBe(4096);
-    expect(queueLimit(stats(5, 3, 3), 8, 8192)).toBe(2048);
+    expect(queueLimit(stats(undefined), 8, 8192, 30_000)).toBe(4096);
+    expect(queueLimit(stats(5, 3, 3), 8, 8192, 30_000)).toBe(2048);
   });
 
   it("gives a slow lane what it finishes within the ack wait's 30 s", () => {
-    expect(queueLimit(stats(1_000), 8, 8192)).toBe(240);
-    expect(queueLimit(stats(4_000), 1, 8192)).toBe(7);
-    expect(queueLimit(stats(40), 8, 8192)).toBe(4096); // a busy fast lane: its share
+    expect(queueLimit(stats(1_000), 8, 8192, 30_000)).toBe(240);
+    expect(queueLimit(stats(4_000), 1, 8192, 30_000)).toBe(7);
+    expect(queueLimit(stats(40), 8, 8192, 30_000)).toBe(4096); // a busy fast lane: its share
   });
 
   it("paces a lane by the age of its oldest running delivery once that is longer than its average", () => {
     expect(paceOf(stats(undefined, 50))).toBeUndefined(); // nothing known yet
     expect(paceOf(stats(undefined, 1_000))).toBe(1_000); // hanging before its first answer
     expect(paceOf(stats(20, 3_000))).toBe(3_000); // a fast receiver that started to hang
-    expect(queueLimit(stats(20, 3_000), 8, 8192)).toBe(80);
+    expect(queueLimit(stats(20, 3_000), 8, 8192, 30_000)).toBe(80);
   });
 
   it("gives a stuck lane next to nothing, even before anything finished", () => {
-    expect(queueLimit(stats(undefined, STUCK_PACE_MS), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
-    expect(queueLimit(stats(STUCK_PACE_MS, 0), 8, 8192)).toBe(MIN_QUEUE_PER_HOOK);
+    expect(queueLimit(stats(undefined, STUCK_PACE_MS), 8, 8192, 30_000)).toBe(MIN_QUEUE_PER_HOOK);
+    expect(queueLimit(stats(STUCK_PACE_MS, 0), 8, 8192, 30_000)).toBe(MIN_QUEUE_PER_HOOK);
   });
 });
 

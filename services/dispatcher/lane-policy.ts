@@ -5,11 +5,6 @@
 // finished, and then holds next to nothing.
 
 export const MIN_QUEUE_PER_HOOK = 2;
-/**
- * A lane queues what it is expected to finish within this time (the ack wait; heartbeats keep
- * held messages from being redelivered meanwhile), at most its share of the held budget.
- */
-export const MAX_QUEUE_WAIT_MS = 30_000;
 /** A lane whose deliveries take this long (average, or oldest running) counts as stuck. */
 export const STUCK_PACE_MS = 5_000;
 
@@ -26,13 +21,15 @@ export interface LaneStats {
 
 /**
  * Queue places for a hook: its share of `maxHeld` (divided by the busy hooks plus one, so there is
- * always room for one more hook), less for a slow lane, MIN_QUEUE_PER_HOOK for a stuck one.
+ * always room for one more hook), less for a slow lane, MIN_QUEUE_PER_HOOK for a stuck one. A lane
+ * queues what it is expected to finish within `queueWaitMs`, the consumer's ack wait (heartbeats
+ * keep held messages from being redelivered meanwhile).
  */
-export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number): number {
+export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number, queueWaitMs: number): number {
   const pace = paceOf(stats);
   if (pace !== undefined && pace >= STUCK_PACE_MS) return MIN_QUEUE_PER_HOOK;
   const share = Math.floor(maxHeld / (stats.activeHooks + 1));
-  const byPace = pace === undefined ? share : Math.floor((MAX_QUEUE_WAIT_MS * perHook) / Math.max(1, pace));
+  const byPace = pace === undefined ? share : Math.floor((queueWaitMs * perHook) / Math.max(1, pace));
   return Math.max(MIN_QUEUE_PER_HOOK, Math.min(share, byPace));
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
-import { LAST_USED_FLUSH_INTERVAL_MS } from "./authenticate.js";
+import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
 export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;

@@ -5,10 +5,10 @@ import { IdentityServiceService, type CreateTokenRequest, type CreateUserRequest
 import { withTransaction } from "../platform/db.js";
 import { startGrpcServer, unary } from "../platform/grpc.js";
 import { createOutboxRelay } from "../platform/outbox.js";
-import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
+import { pageLimit } from "../platform/pagination.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
-import { createAuthenticator } from "./authenticate.js";
+import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import type { IdentityConfig } from "./config.js";
 import { recordRevocation } from "./revocations.js";
@@ -52,14 +52,14 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
     const keys = await loadSessionKeys(pool);
     const jwksJson = JSON.stringify(keys.jwks);
 
-    const authenticator = createAuthenticator(pool);
+    const tokenVerifier = createTokenVerifier(pool);
     const flushTimer = setInterval(() => {
-      authenticator.flushLastUsed().catch((error) => logger.warn({ err: error.message }, "could not record token use"));
+      tokenVerifier.flushLastUsed().catch((error) => logger.warn({ err: error.message }, "could not record token use"));
     }, config.TOKEN_USE_FLUSH_INTERVAL_MS);
     flushTimer.unref();
     runtime.defer(async () => {
       clearInterval(flushTimer);
-      await authenticator.flushLastUsed();
+      await tokenVerifier.flushLastUsed();
     });
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
@@ -67,7 +67,7 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
         IdentityServiceService,
         {
           authenticate: unary(logger, async ({ token }: { token: string }) => {
-            const principal = await authenticator.authenticate(token);
+            const principal = await tokenVerifier.verify(token);
             return {
               tenantId: principal.tenantId,
               tokenId: principal.tokenId,
@@ -89,7 +89,7 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             return { token: tokenMessage(token), value, replayed };
           }),
           listTokens: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
-            const page = await listTokens(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
+            const page = await listTokens(pool, request.tenantId, pageLimit(request.limit), request.cursor);
             return { data: page.data.map(tokenMessage), nextCursor: page.nextCursor ?? undefined };
           }),
           revokeToken: unary(logger, async ({ tenantId, id }: { tenantId: string; id: string }) => {
@@ -103,7 +103,7 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             createUserIdempotently(pool, request.tenantId, { email: request.email, password: request.password, role: request.role as Role }, request.idempotency),
           ),
           listUsers: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
-            const page = await listUsers(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
+            const page = await listUsers(pool, request.tenantId, pageLimit(request.limit), request.cursor);
             return { data: page.data, nextCursor: page.nextCursor ?? undefined };
           }),
         },

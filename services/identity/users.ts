@@ -1,5 +1,5 @@
 // Tenants and users: what an operator creates from the command line and an admin over HTTP.
-import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
+import { UNIQUE_VIOLATION, withTransaction, type Pool, type Queryable } from "../platform/db.js";
 import { ConflictError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
@@ -15,7 +15,6 @@ export interface UserRecord {
   createdAt: string;
 }
 
-const UNIQUE_VIOLATION = "23505";
 
 export async function createTenant(db: Queryable, name: string): Promise<{ id: string; name: string }> {
   const id = newId("ten");

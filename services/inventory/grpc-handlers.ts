@@ -4,7 +4,7 @@ import type { InventoryServiceServer, Product as ProductMessage, UpdateProductRe
 import { ValidationError } from "../platform/errors.js";
 import { unary } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../platform/pagination.js";
+import { pageLimit } from "../platform/pagination.js";
 import { adjustStock } from "./adjustments.js";
 import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, type InventoryDeps, type Product, type ProductChanges } from "./products.js";
 import { consumeStock, releaseStock, reserveStock } from "./reservations.js";
@@ -81,10 +81,6 @@ function changesOf(request: UpdateProductRequest): ProductChanges {
     (changes as Record<string, null>)[field] = null;
   }
   return changes;
-}
-
-function pageLimit(limit: number): number {
-  return Math.min(Math.max(limit || DEFAULT_PAGE_LIMIT, 1), MAX_PAGE_LIMIT);
 }
 
 function toMessage(product: Product): ProductMessage {

@@ -1,6 +1,6 @@
 // Products: the catalog of a tenant. Every change writes its event in the same transaction;
 // deletes are soft so that stock and reservations keep their references.
-import { withTransaction, type Pool, type PoolClient, type Queryable } from "../platform/db.js";
+import { UNIQUE_VIOLATION, withTransaction, type Pool, type PoolClient, type Queryable } from "../platform/db.js";
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { hasPrefix, newId } from "../platform/ids.js";
@@ -50,7 +50,6 @@ interface ProductRow {
   updated_at: Date;
 }
 
-const UNIQUE_VIOLATION = "23505";
 const EDITABLE_FIELDS = ["sku", "name", "price", "currency", "lowStockThreshold"] as const;
 
 export function productFromRow(row: ProductRow): Product {

@@ -7,7 +7,7 @@ import { unary } from "../platform/grpc.js";
 import { idempotent } from "../platform/idempotency.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../platform/pagination.js";
+import { pageLimit } from "../platform/pagination.js";
 import { listDevices } from "./device-registry.js";
 import { parseDevicePayload } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";
@@ -23,7 +23,7 @@ export interface DevicesHandlerDeps {
 export function createDevicesHandlers(deps: DevicesHandlerDeps, logger: Logger): DevicesServiceServer {
   return {
     listDevices: unary(logger, async (request) => {
-      const limit = request.limit > 0 ? Math.min(request.limit, MAX_PAGE_LIMIT) : DEFAULT_PAGE_LIMIT;
+      const limit = pageLimit(request.limit);
       const page = await listDevices(deps.pool, request.tenantId, limit, request.cursor);
       return {
         data: page.data.map((d) => ({ ...d, lastSeenAt: d.lastSeenAt ?? undefined })),

@@ -11,4 +11,3 @@ export interface OrdersDeps {
   logger: Logger;
 }
 
-export const UNIQUE_VIOLATION = "23505";

@@ -10,7 +10,7 @@ import type {
 import { ValidationError } from "../platform/errors.js";
 import { unary } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
-import { DEFAULT_PAGE_LIMIT } from "../platform/pagination.js";
+import { pageLimit } from "../platform/pagination.js";
 import { createCustomer, getCustomer, listCustomers, updateCustomer, type Address, type AddressInput, type Customer, type CustomerPatch } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";
 import { changeOrderStatus } from "./order-transitions.js";
@@ -34,7 +34,7 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
       const page = await listOrders(pool, request.tenantId, {
         status: request.status,
         customerId: request.customerId,
-        limit: request.limit || DEFAULT_PAGE_LIMIT,
+        limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
       return { data: page.data.map(orderMessage), nextCursor: page.nextCursor ?? undefined };
@@ -59,7 +59,7 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
     }),
     getCustomer: unary(logger, async (request) => ({ customer: customerMessage(await getCustomer(pool, request.tenantId, request.id)) })),
     listCustomers: unary(logger, async (request) => {
-      const page = await listCustomers(pool, request.tenantId, request.limit || DEFAULT_PAGE_LIMIT, request.cursor);
+      const page = await listCustomers(pool, request.tenantId, pageLimit(request.limit), request.cursor);
       return { data: page.data.map(customerMessage), nextCursor: page.nextCursor ?? undefined };
     }),
     updateCustomer: unary(logger, async (request) => {
@@ -88,7 +88,7 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
       const page = await listShipments(pool, request.tenantId, {
         orderId: request.orderId,
         status: request.status,
-        limit: request.limit || DEFAULT_PAGE_LIMIT,
+        limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
       return { data: page.data.map(shipmentMessage), nextCursor: page.nextCursor ?? undefined };

@@ -1,6 +1,6 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
-import { markOutboxWritten, notifyOutboxCommitted, withTransaction, type Queryable } from "../platform/db.js";
+import { UNIQUE_VIOLATION, markOutboxWritten, notifyOutboxCommitted, withTransaction, type Queryable } from "../platform/db.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { newId } from "../platform/ids.js";
@@ -9,7 +9,7 @@ import { appendEvents, outboxInsertSql, outboxRecords } from "../platform/outbox
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
-import { UNIQUE_VIOLATION, type OrdersDeps } from "./deps.js";
+import type { OrdersDeps } from "./deps.js";
 import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
 
 export type { OrderStatus } from "./order-status.js";

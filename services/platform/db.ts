@@ -13,6 +13,9 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, "query">;
 
+/** SQLSTATE of a unique constraint violation (a duplicate key). */
+export const UNIQUE_VIOLATION = "23505";
+
 // numeric and int8 stay strings (exact); timestamps become Date.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BadRequestError } from "./errors.js";
 import { newId } from "./ids.js";
-import { decodeCursor, encodeCursor, toPage } from "./pagination.js";
+import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor, MAX_PAGE_LIMIT, pageLimit, toPage } from "./pagination.js";
 
 describe("cursors", () => {
   it("round-trip an id through an opaque URL-safe string", () => {
@@ -48,5 +48,14 @@ describe("toPage", () => {
     expect(toPage(rows.slice(0, 2), 2)).toEqual({ data: rows.slice(0, 2), nextCursor: null });
     expect(toPage(rows.slice(0, 1), 20)).toEqual({ data: rows.slice(0, 1), nextCursor: null });
     expect(toPage([], 20)).toEqual({ data: [], nextCursor: null });
+  });
+});
+
+describe("pageLimit", () => {
+  it("defaults an unset (0) limit and keeps any within 1..100", () => {
+    expect(pageLimit(0)).toBe(DEFAULT_PAGE_LIMIT);
+    expect(pageLimit(1)).toBe(1);
+    expect(pageLimit(250)).toBe(MAX_PAGE_LIMIT);
+    expect(pageLimit(-3)).toBe(1);
   });
 });

@@ -5,6 +5,11 @@ import { BadRequestError } from "./errors.js";
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
+/** The page size a gRPC request asked for (0 when unset), within 1..MAX_PAGE_LIMIT. */
+export function pageLimit(requested: number): number {
+  return Math.min(Math.max(requested || DEFAULT_PAGE_LIMIT, 1), MAX_PAGE_LIMIT);
+}
+
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;

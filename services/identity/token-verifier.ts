@@ -1,10 +1,11 @@
-// Resolving an API token to its principal. lastUsedAt is written behind: uses are collected in
-// memory and flushed periodically, never one UPDATE per request.
+// Verifying an API token against the store: the answer behind every edge's and gateway's token
+// cache. lastUsedAt is written behind: uses are collected in memory and flushed periodically,
+// never one UPDATE per request.
 import type { Pool } from "../platform/db.js";
 import { UnauthenticatedError } from "../platform/errors.js";
 import { hashToken, tokenTypeOf, type TokenType } from "../../packages/contracts/identity/tokens.js";
 
-export interface TokenPrincipal {
+export interface VerifiedToken {
   tenantId: string;
   tokenId: string;
   tokenType: TokenType;
@@ -13,15 +14,15 @@ export interface TokenPrincipal {
 
 export const LAST_USED_FLUSH_INTERVAL_MS = 15_000;
 
-export interface Authenticator {
-  authenticate(token: string): Promise<TokenPrincipal>;
+export interface TokenVerifier {
+  verify(token: string): Promise<VerifiedToken>;
   flushLastUsed(): Promise<void>;
 }
 
-export function createAuthenticator(pool: Pool, now: () => Date = () => new Date()): Authenticator {
+export function createTokenVerifier(pool: Pool, now: () => Date = () => new Date()): TokenVerifier {
   const lastUsed = new Map<string, Date>();
   return {
-    async authenticate(token) {
+    async verify(token) {
       const type = tokenTypeOf(token);
       if (!type) throw new UnauthenticatedError("invalid_token", "The bearer token is not a Waybill token.");
       const { rows } = await pool.query<{ id: string; tenant_id: string; type: TokenType; expires_at: Date | null; revoked_at: Date | null }>(
