@@ -4,7 +4,7 @@ import { credentials } from "@grpc/grpc-js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InventoryServiceClient, type StockLevel } from "../services/gen/waybill/inventory/v1/inventory.js";
-import { runInContext } from "../services/platform/context.js";
+import { contextFrom, runInContext } from "../services/platform/context.js";
 import { AppError, ConflictError, ValidationError } from "../services/platform/errors.js";
 import { callUnary } from "../services/platform/grpc.js";
 import { newId } from "../services/platform/ids.js";
@@ -197,11 +197,11 @@ describe("events", () => {
     const b = await stocked({ default: 10 }, 3);
     const order = orderId();
     const reserveTxn = newId("txn");
-    await runInContext({ requestId: "req-reserve", transactionId: reserveTxn }, () =>
+    await runInContext(contextFrom("req-reserve", reserveTxn), () =>
       reserve(order, [{ productId: a, quantity: 4 }, { productId: b, quantity: 1 }]),
     );
     const releaseTxn = newId("txn");
-    await runInContext({ requestId: "req-release", transactionId: releaseTxn }, () => release(order));
+    await runInContext(contextFrom("req-release", releaseTxn), () => release(order));
 
     const events = await eventually(async () => {
       const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.orderId === order || m.json.transactionId === reserveTxn);

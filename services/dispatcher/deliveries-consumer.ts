@@ -29,7 +29,7 @@
 //   durable itself was lost, or the pull stalled, what is queued is handed back instead.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import { contextFrom, runInContext } from "../platform/context.js";
+import { contextFrom, runInContext, TRACEPARENT_HEADER } from "../platform/context.js";
 import type { ConsumerHealth } from "../platform/consumer-health.js";
 import { startDurableConsume } from "../platform/durable-consume.js";
 import type { Logger } from "../platform/logger.js";
@@ -162,7 +162,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     if (!admission.allowed) return defer(msg, spread(admission.retryInMs), "breaker open");
     let outcome: AttemptOutcome;
     try {
-      const context = contextFrom(undefined, msg.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined);
+      const context = contextFrom(undefined, msg.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined, msg.headers?.get(TRACEPARENT_HEADER) || undefined);
       outcome = await runInContext(context, () => deliverer.attempt(delivery, shutdown.signal));
     } catch (error) {
       // A fault of ours (database away…), not the receiver's: no attempt was recorded.

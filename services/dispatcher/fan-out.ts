@@ -5,7 +5,8 @@
 // later, and Nats-Msg-Id = "<eventId>:<hookId>" makes a second publish a no-op.
 import { markOutboxWritten, type Queryable } from "../platform/db.js";
 import type { EventEnvelope } from "../platform/events/catalog.js";
-import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Topology } from "../platform/nats.js";
+import type { Topology } from "../platform/nats.js";
+import { appendMessages, outboxHeaders, outboxInsertFromSql } from "../platform/outbox.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 
 /** The subject of a hook's deliveries is this prefix + the hook id (checked, so SQL can build it). */
@@ -35,7 +36,7 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
     time: event.time,
     transaction_id: event.transactionId,
     raw: eventJson,
-    headers: { [TRANSACTION_ID_NATS_HEADER]: event.transactionId, [TENANT_ID_NATS_HEADER]: tenantId },
+    headers: outboxHeaders(tenantId, event.transactionId),
   }));
   const { rows } = await db.query<{ id: string; fresh: boolean; deliveries: number }>(
     `WITH input AS (
@@ -46,14 +47,13 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      ), queued AS (
-       INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-       SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
+       ${outboxInsertFromSql(`SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
               jsonb_build_object('deliveryId', i.id || ':' || h.id, 'tenantId', i.tenant_id, 'hookId', h.id, 'trigger', 'event',
                                  'eventId', i.id, 'eventKind', i.kind, 'eventTime', i.time, 'eventJson', i.raw),
               i.headers
          FROM input i
          JOIN logged l ON l.id = i.id
-         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
+         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz`)}
        ON CONFLICT (id) DO NOTHING RETURNING split_part(id, ':', 1) AS event_id
      )
      SELECT i.id, l.id IS NOT NULL AS fresh, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS deliveries
@@ -74,21 +74,15 @@ export async function recordAndFanOut(db: Queryable, topology: Topology, events:
 
 /** Writes deliveries to the outbox (in the caller's transaction) for the relay to publish. */
 export async function queueDeliveries(db: Queryable, topology: Topology, deliveries: DeliveryMessage[], transactionId: string): Promise<void> {
-  const rows = deliveries.map((delivery) => ({
-    id: delivery.deliveryId,
-    tenant_id: delivery.tenantId,
-    kind: delivery.eventKind,
-    subject: topology.deliveriesSubject(delivery.hookId),
-    event: delivery,
-    headers: { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: delivery.tenantId },
-  }));
-  // The platform outbox table and relay; ON CONFLICT keeps a repeated queueing harmless.
-  await db.query(
-    `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-     SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset($1::jsonb)
-       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)
-     ON CONFLICT (id) DO NOTHING`,
-    [JSON.stringify(rows)],
+  await appendMessages(
+    db,
+    deliveries.map((delivery) => ({
+      id: delivery.deliveryId,
+      tenantId: delivery.tenantId,
+      kind: delivery.eventKind,
+      subject: topology.deliveriesSubject(delivery.hookId),
+      body: delivery,
+      transactionId,
+    })),
   );
-  markOutboxWritten(db);
 }

@@ -3,7 +3,7 @@
 // makes a handler idempotent through the service's inbox table.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import { contextFrom, runInContext } from "./context.js";
+import { contextFrom, runInContext, TRACEPARENT_HEADER } from "./context.js";
 import type { ConsumerHealth } from "./consumer-health.js";
 import type { Pool, PoolClient } from "./db.js";
 import { withTransaction } from "./db.js";
@@ -63,7 +63,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   let settled = 0;
 
   const handleOne = async (message: JsMsg) => {
-    const context = contextFrom(undefined, message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined);
+    const context = contextFrom(undefined, message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined, message.headers?.get(TRACEPARENT_HEADER) || undefined);
     await runInContext(context, async () => {
       try {
         await options.handle(message);

@@ -1,18 +1,39 @@
 // The operation a piece of work belongs to: carried in HTTP headers, gRPC metadata and NATS
 // headers so that one request can be followed across services and its events share one
-// transaction id.
+// transaction id. A W3C `traceparent` travels the same way (HTTP, gRPC metadata, NATS headers of
+// every event and delivery), so a tracing backend can join the hops; each hop is a new span of
+// the caller's trace.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
 import { newId } from "./ids.js";
 
 export interface OperationContext {
   requestId: string;
   transactionId: string;
+  /** W3C Trace Context: 00-<trace id>-<this hop's span id>-<flags>. */
+  traceparent: string;
 }
 
 const storage = new AsyncLocalStorage<OperationContext>();
 
 export const REQUEST_ID_HEADER = "x-request-id";
 export const TRANSACTION_ID_HEADER = "x-transaction-id";
+export const TRACEPARENT_HEADER = "traceparent";
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const ZERO_TRACE = "0".repeat(32);
+const ZERO_SPAN = "0".repeat(16);
+
+/**
+ * The traceparent of this hop: the caller's trace id and flags with a new span id, or a new
+ * trace (not sampled) when the caller sent none or an invalid one.
+ */
+export function childTraceparent(incoming: string | undefined): string {
+  const match = incoming ? TRACEPARENT.exec(incoming) : null;
+  const span = randomBytes(8).toString("hex");
+  if (match && match[1] !== ZERO_TRACE && match[2] !== ZERO_SPAN) return `00-${match[1]}-${span}-${match[3]}`;
+  return `00-${randomBytes(16).toString("hex")}-${span}-00`;
+}
 
 export function currentContext(): OperationContext | undefined {
   return storage.getStore();
@@ -40,9 +61,10 @@ export function isClientTransactionId(value: string): boolean {
 }
 
 /** Builds a context from incoming values, replacing anything missing or unsafe to log. */
-export function contextFrom(requestId: string | undefined, transactionId: string | undefined): OperationContext {
+export function contextFrom(requestId: string | undefined, transactionId: string | undefined, traceparent?: string): OperationContext {
   return {
     requestId: requestId && SAFE_ID.test(requestId) ? requestId : newId("req"),
     transactionId: transactionId && SAFE_ID.test(transactionId) ? transactionId : newId("txn"),
+    traceparent: childTraceparent(traceparent),
   };
 }

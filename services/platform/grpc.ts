@@ -13,7 +13,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRANSACTION_ID_HEADER } from "./context.js";
+import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "./context.js";
 import { AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
 import type { Logger } from "./logger.js";
 
@@ -41,7 +41,7 @@ export const GRPC_MAX_CONNECTION_AGE_GRACE_MS = 30_000;
 /** Turns `async (request) => response` into a grpc-js unary handler. */
 export function unary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const context = contextFrom(first(call.metadata, REQUEST_ID_HEADER), first(call.metadata, TRANSACTION_ID_HEADER));
+    const context = contextFrom(first(call.metadata, REQUEST_ID_HEADER), first(call.metadata, TRANSACTION_ID_HEADER), first(call.metadata, TRACEPARENT_HEADER));
     runInContext(context, async () => {
       try {
         callback(null, await fn(call.request));
@@ -110,6 +110,7 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
   if (context) {
     metadata.set(REQUEST_ID_HEADER, context.requestId);
     metadata.set(TRANSACTION_ID_HEADER, context.transactionId);
+    metadata.set(TRACEPARENT_HEADER, context.traceparent);
   }
   return new Promise((resolve, reject) => {
     method(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {

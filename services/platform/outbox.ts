@@ -5,7 +5,7 @@
 // the same id, which JetStream deduplicates.
 // The relay wakes on commits of its own process (no NOTIFY: a notifying transaction holds a
 // global lock through its commit flush, which serialises every writer) and polls for the rest.
-import { currentTransactionId } from "./context.js";
+import { currentContext, currentTransactionId, TRACEPARENT_HEADER } from "./context.js";
 import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./events/catalog.js";
 import { newId } from "./ids.js";
 import type { Logger } from "./logger.js";
@@ -52,9 +52,46 @@ export async function appendEvents(client: Queryable, topology: Topology, events
  * caller that writes its state and its events in one statement (one round trip, no BEGIN).
  */
 export function outboxInsertSql(param: string): string {
+  return outboxInsertFromSql(`SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset(${param}::jsonb)
+       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`);
+}
+
+/**
+ * The INSERT of outbox rows produced by `select` (columns id, tenant_id, kind, subject, event,
+ * headers, in that order), for a statement that derives them from other rows (the dispatcher's
+ * fan-out). The caller calls markOutboxWritten when it wrote any.
+ */
+export function outboxInsertFromSql(select: string): string {
   return `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-     SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset(${param}::jsonb)
-       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`;
+     ${select}`;
+}
+
+/** The NATS headers every outbox message carries: the operation's transaction, tenant and trace. */
+export function outboxHeaders(tenantId: string, transactionId: string): Record<string, string> {
+  const traceparent = currentContext()?.traceparent;
+  return { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: tenantId, ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) };
+}
+
+/** A message for the relay that is not a catalog event (deliveries, token revocations). */
+export interface OutboxMessage {
+  id: string;
+  tenantId: string;
+  /** What the row carries, for operators reading the table (not a catalog kind). */
+  kind: string;
+  subject: string;
+  body: unknown;
+  transactionId: string;
+}
+
+/**
+ * Writes messages to the outbox inside the caller's transaction. A message whose id is already
+ * there is left as it is, so queueing the same message twice is harmless.
+ */
+export async function appendMessages(db: Queryable, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const rows = messages.map((m) => ({ id: m.id, tenant_id: m.tenantId, kind: m.kind, subject: m.subject, event: m.body, headers: outboxHeaders(m.tenantId, m.transactionId) }));
+  await db.query(`${outboxInsertSql("$1")} ON CONFLICT (id) DO NOTHING`, [JSON.stringify(rows)]);
+  markOutboxWritten(db);
 }
 
 /** Validates events against the catalog and builds their envelopes and outbox rows. */
@@ -73,7 +110,7 @@ export function outboxRecords(topology: Topology, events: NewEvent[]): { envelop
       kind: event.kind,
       subject: topology.eventSubject(event.tenantId, event.kind),
       event: envelope,
-      headers: { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: event.tenantId },
+      headers: outboxHeaders(event.tenantId, transactionId),
     });
   }
   return { envelopes, rowsJson: JSON.stringify(rows) };

@@ -3,7 +3,7 @@
 // client group several requests into one operation (their events share it); it is generated
 // when absent and always echoed.
 import type { Middleware } from "koa";
-import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRANSACTION_ID_HEADER } from "../../platform/context.js";
+import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "../../platform/context.js";
 import { BadRequestError } from "../../platform/errors.js";
 import type { Logger } from "../../platform/logger.js";
 
@@ -19,7 +19,7 @@ export function requestContext(logger: Logger): Middleware {
     const sent = ctx.get(TRANSACTION_ID_HEADER);
     const valid = sent !== "" && isClientTransactionId(sent);
     ctx.state.invalidTransactionId = sent !== "" && !valid;
-    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined);
+    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, ctx.get(TRACEPARENT_HEADER) || undefined);
     ctx.set("X-Request-Id", context.requestId);
     ctx.set("X-Transaction-Id", context.transactionId);
     const started = performance.now();
@@ -29,7 +29,7 @@ export function requestContext(logger: Logger): Middleware {
       } finally {
         const durationMs = Math.round((performance.now() - started) * 10) / 10;
         const level = ctx.status >= 500 ? "error" : "debug";
-        logger[level]({ method: ctx.method, path: ctx.path, status: ctx.status, durationMs }, "request");
+        logger[level]({ method: ctx.method, path: ctx.path, status: ctx.status, durationMs, traceparent: context.traceparent }, "request");
       }
     });
   };
