@@ -32,7 +32,9 @@ const [file, topArg] = process.argv.slice(2);
 const profile = JSON.parse(await readFile(file, "utf8")) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const isIdle = (id: number) => byId.get(id)!.callFrame.functionName === "(idle)";
 const sampled = [...selfUs.values()].reduce((a, b) => a + b, 0);
 // Percentages are of the busy time: idle is what the process did not spend.

@@ -22,7 +22,7 @@ describe("compiled services (npm run build, node dist/…)", () => {
     env = await createTestEnvironment();
     const [identity, orders, inventory, dispatcher, devices, mqtt, http, ...ops] = await freePorts(7 + SERVICES.length);
     httpPort = http;
-    SERVICES.forEach((service, i) => opsPorts.set(service, ops[i]));
+    for (const [i, service] of SERVICES.entries()) opsPorts.set(service, ops[i]);
     const common = {
       ...env.env,
       NODE_ENV: "production",

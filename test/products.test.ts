@@ -105,7 +105,7 @@ describe("POST /v1/products", () => {
     const toDinar = await request(`${productsUrl}/${eur.body.id}`, { method: "PUT", token: stack.token, json: { currency: "KWD" } });
     expect(toDinar.status, JSON.stringify(toDinar.body)).toBe(200);
     expect(toDinar.body.price).toBe("999999999999999.990");
-    for (const price of ["1000000000000000", "9999999999999999.99", 1e16, 99999999999999999]) {
+    for (const price of ["1000000000000000", "9999999999999999.99", 1e16, 1e17]) {
       const refused = await create({ sku: "MAX-3", name: "Too dear", price, currency: "EUR" });
       expect(refused.status, String(price)).toBe(422);
       expect(refused.body.errors[0].path).toBe("price");

@@ -170,7 +170,14 @@ async function roundTrip(signal: NodeJS.Signals, downMs: number): Promise<void> 
   const failed = (await Promise.all(producing)).find((error) => error !== undefined);
   if (failed) throw failed;
   let missing: string[] = [];
-  await eventually(async () => ((missing = await processedAll(work)).length === 0 ? true : undefined), PROCESSED_WITHIN_MS, 500).catch(() => {});
+  await eventually(
+    async () => {
+      missing = await processedAll(work);
+      return missing.length === 0 ? true : undefined;
+    },
+    PROCESSED_WITHIN_MS,
+    500,
+  ).catch(() => {});
   console.log(`${signal}, down ${downMs} ms: ${work.orders.length} orders, ${work.readings.length} readings, ${work.counts.length} counts, ${work.scans.length} scans, ${work.revoked.length} revocations; all processed ${Date.now() - backAt} ms after the server was back; missing: ${JSON.stringify(missing)}`);
   expect(missing).toEqual([]);
   expect(work.orders).toHaveLength(3 * PER_PHASE);
@@ -183,7 +190,14 @@ async function roundWith(disrupt: () => Promise<void>, tag: string): Promise<voi
   await disrupt();
   await produce(prepared, work, tag);
   let missing: string[] = [];
-  await eventually(async () => ((missing = await processedAll(work)).length === 0 ? true : undefined), PROCESSED_WITHIN_MS, 500).catch(() => {});
+  await eventually(
+    async () => {
+      missing = await processedAll(work);
+      return missing.length === 0 ? true : undefined;
+    },
+    PROCESSED_WITHIN_MS,
+    500,
+  ).catch(() => {});
   expect(missing).toEqual([]);
 }
 

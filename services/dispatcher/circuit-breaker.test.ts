@@ -3,7 +3,12 @@ import { createBreakerRegistry, createCircuitBreaker } from "./circuit-breaker.j
 
 function clock() {
   let t = 1_000_000;
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 describe("circuit breaker", () => {

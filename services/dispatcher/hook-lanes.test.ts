@@ -78,7 +78,7 @@ describe("hook lanes", () => {
         done.push(i);
       },
     });
-    [1, 2, 3].forEach((i) => lanes.submit("h", i));
+    for (const i of [1, 2, 3]) lanes.submit("h", i);
     await lanes.idle();
     expect(done).toEqual([2, 3]);
   });

@@ -30,6 +30,8 @@ export function createBackendClients(urls: { identity: string; orders: string; i
     inventory,
     dispatcher,
     devices,
-    close: () => [identity, orders, inventory, dispatcher, devices].forEach((c) => c.close()),
+    close: () => {
+      for (const client of [identity, orders, inventory, dispatcher, devices]) client.close();
+    },
   };
 }

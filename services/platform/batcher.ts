@@ -33,9 +33,11 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       run(batch.map((entry) => entry.item))
         .then((results) => {
           if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
-          batch.forEach((entry, i) => entry.resolve(results[i]));
+          for (const [i, entry] of batch.entries()) entry.resolve(results[i]);
         })
-        .catch((error) => batch.forEach((entry) => entry.reject(error)))
+        .catch((error) => {
+          for (const entry of batch) entry.reject(error);
+        })
         .finally(() => {
           inFlight -= 1;
           flush();

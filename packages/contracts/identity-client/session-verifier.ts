@@ -2,7 +2,7 @@
 // when a token names a key this edge has not seen (rotation), at most every few seconds.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from "jose";
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import type { IdentityServiceClient } from "../../../services/gen/waybill/identity/v1/identity.js";
 import type { SessionPrincipal } from "./token-resolver.js";
 import { SESSION_ALGORITHM } from "../identity/sessions.js";
@@ -47,7 +47,7 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
       const cacheKey = createHash("sha256").update(jwt).digest("base64");
       const known = verified.get(cacheKey);
       if (known && known.expiresAtMs > Date.now()) return known;
-      let payload;
+      let payload: JWTPayload;
       try {
         ({ payload } = await check(jwt));
       } catch (error) {

@@ -54,7 +54,10 @@ const executionColumns = (context: Context): Column<Execution>[] => [
 ];
 
 function printSecret(context: Context, secret: string, value: unknown): void {
-  if (context.print.json) return context.print.result("", value);
+  if (context.print.json) {
+    context.print.result("", value);
+    return;
+  }
   context.print.result(`\n${context.print.c.bold("Signing secret:")} ${secret}`);
   context.print.note(context.print.c.yellow("⚠ This secret is shown only now and will not be shown again: store it where your receiver can read it."));
 }
