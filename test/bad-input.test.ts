@@ -11,6 +11,8 @@ beforeAll(async () => {
   stack = await startStack();
   ordersUrl = `${stack.baseUrl}/orders`;
   // Orders name an existing customer of their tenant.
+  // ... and existing products of their tenant.
+  valid.orderItems[0].productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
   valid.customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Bad Input Customer" } })).body.id;
 });
 afterAll(async () => {

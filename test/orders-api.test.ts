@@ -1,7 +1,7 @@
 // /v1/orders beyond creation: listing with filters and cursors, PUT with order.updated, and the
 // Idempotency-Key of POST /orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createCustomer, createOrder, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
@@ -12,6 +12,7 @@ beforeAll(async () => {
   stack = await startStack();
   call = client(stack);
   customerId = await createCustomer(call);
+  item.productId = await createStockedProduct(call, 0);
 });
 afterAll(async () => {
   await stack?.stop();
