@@ -108,6 +108,7 @@ describe("GET /v1/products", () => {
   it("lists the tenant's products with pagination fields", async () => {
     const answer = await request(`${stack.baseUrl}/products?limit=5`, { token: stack.token });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ data: [], nextCursor: null });
+    // The two products the orders above name, newest first.
+    expect(answer.body).toEqual({ data: [expect.objectContaining({ id: p2 }), expect.objectContaining({ id: p1 })], nextCursor: null });
   });
 });

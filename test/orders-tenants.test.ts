@@ -39,17 +39,6 @@ describe("another tenant", () => {
     expect((await mine(`/orders/${order.id}`)).body.status).toBe("inProgress");
   });
 
-  it("cannot order this tenant's products: 422 unknown_product on that line", async () => {
-    const theirCustomer = await createCustomer(theirs);
-    const ownProduct = await createStockedProduct(theirs, 0);
-    const borrowed = await theirs("/orders", {
-      json: { shortId: "X-2", customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }, { productId: order.orderItems[0].productId, quantity: 1, price: "1" }] },
-    });
-    expect(borrowed.status).toBe(422);
-    expect(borrowed.body.code).toBe("unknown_product");
-    expect(borrowed.body.errors).toEqual([{ path: "orderItems.1.productId", message: expect.stringContaining(order.orderItems[0].productId) }]);
-  });
-
   it("cannot read or change this tenant's customers, nor order for them", async () => {
     expectNotFound(await theirs(`/customers/${customerId}`), "customer_not_found");
     expectNotFound(await theirs(`/customers/${customerId}`, { method: "PUT", json: { name: "Mallory" } }), "customer_not_found");
@@ -59,6 +48,17 @@ describe("another tenant", () => {
     expect(borrowed.status).toBe(422);
     expect(borrowed.body.errors[0].path).toBe("customerId");
     expect((await mine(`/customers/${customerId}`)).body.name).not.toBe("Mallory");
+  });
+
+  it("cannot order this tenant's products: 422 unknown_product on that line", async () => {
+    const theirCustomer = await createCustomer(theirs);
+    const ownProduct = await createStockedProduct(theirs, 0);
+    const borrowed = await theirs("/orders", {
+      json: { shortId: "X-2", customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }, { productId: order.orderItems[0].productId, quantity: 1, price: "1" }] },
+    });
+    expect(borrowed.status).toBe(422);
+    expect(borrowed.body.code).toBe("unknown_product");
+    expect(borrowed.body.errors).toEqual([{ path: "orderItems.1.productId", message: expect.stringContaining(order.orderItems[0].productId) }]);
   });
 
   it("cannot read, ship against or move this tenant's shipments", async () => {
