@@ -1,6 +1,9 @@
 // `npm start`'s launcher as a real process: all services, the bootstrap token, orders over HTTP,
 // devices over MQTT on a free port when 1883 is taken, and a clean stop on Ctrl-C.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
@@ -12,6 +15,9 @@ let env: TestEnvironment;
 let launcher: Child;
 let blocker: net.Server | undefined;
 const token = "api-launcher-test-token-0123456789abcdef";
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "waybill-launcher-"));
+const launcherEnv = () => ({ ...env.env, WAYBILL_DATA_DIR: dataDir, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+const mqttPortOf = (out: string) => Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -21,7 +27,7 @@ beforeAll(async () => {
     server.once("error", () => resolve(undefined));
     server.listen(1883, "0.0.0.0", () => resolve(server));
   });
-  launcher = runTs("services/launcher/main.ts", { ...env.env, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+  launcher = runTs("services/launcher/main.ts", launcherEnv());
   await launcher.waitForOutput(/Press Ctrl-C to stop\./, 45_000);
 });
 
@@ -29,6 +35,7 @@ afterAll(async () => {
   if (launcher.process.exitCode === null) launcher.process.kill("SIGKILL");
   await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
   await env.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("npm start", () => {
@@ -74,5 +81,23 @@ describe("npm start", () => {
     launcher.process.kill("SIGINT");
     expect(await launcher.exited(30_000)).toBe(0);
     expect(launcher.output()).toContain("Waybill: stopped.");
+  });
+
+  it("on the next start: the same MQTT port, and BOOTSTRAP_API_TOKEN reported as ignored with the command that gives a token", async () => {
+    const firstPort = mqttPortOf(launcher.output());
+    expect(JSON.parse(readFileSync(path.join(dataDir, "launcher-state.json"), "utf8"))).toMatchObject({ mqttPort: firstPort });
+    const other = "api-another-token-that-is-never-created-0123";
+    launcher = runTs("services/launcher/main.ts", { ...launcherEnv(), BOOTSTRAP_API_TOKEN: other });
+    await launcher.waitForOutput(/Press Ctrl-C to stop\./, 45_000);
+    const out = launcher.output();
+    expect(mqttPortOf(out)).toBe(firstPort);
+    expect(out).toContain("BOOTSTRAP_API_TOKEN is set but IGNORED");
+    expect(out).toContain("npm run -s admin -- tokens create --tenant default --name my-token --type api");
+    // Truthful: that token indeed does not work; the first start's still does.
+    const base = out.match(/HTTP API: +(http:\/\/\S+\/v1)/)![1];
+    expect((await request(`${base}/orders`, { token: other })).status).toBe(401);
+    expect((await request(`${base}/orders`, { token })).status).toBe(200);
+    launcher.process.kill("SIGINT");
+    expect(await launcher.exited(30_000)).toBe(0);
   });
 });
