@@ -29,6 +29,8 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   status?: 200 | 201 | 202 | 204;
   /** Creating POSTs accept Idempotency-Key (API.md conventions). */
   idempotent?: boolean;
+  /** The 409 codes this endpoint can answer, for the OpenAPI document (none when absent). */
+  conflicts?: string[];
 }
 
 export interface IdempotencyInput {
