@@ -22,6 +22,7 @@ import { rateLimit } from "./middleware/rate-limit.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
 import type { SessionVerifier } from "./session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { docsPage } from "./docs-page.js";
 
 export const OPENAPI_VERSION = "1.0.0";
 
@@ -85,6 +86,8 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.method !== "GET" || ctx.path !== "/v1/openapi.json") return next();
     ctx.body = openApi;
   });
+  // Open too: the reference rendered from that document, for people.
+  app.use(docsPage());
   app.use(open.routes());
   app.use(v1.routes());
   // Not thrown: the router then sets Allow, which problemResponses keeps on the 405 answer.
