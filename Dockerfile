@@ -9,7 +9,9 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 
 # Dependencies first so source edits keep this layer cached.
 COPY package.json package-lock.json ./
-RUN npm ci && npm cache clean --force
+# --ignore-scripts: the sources are not copied yet, so `prepare` (the receiver helper build) has
+# nothing to compile here; the services run from their TypeScript sources.
+RUN npm ci --ignore-scripts && npm cache clean --force
 
 COPY . .
 
