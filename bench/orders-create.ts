@@ -32,11 +32,15 @@ try {
   const customer = await fetch(`${base}/v1/customers`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ name: "Bench Customer" }) });
   if (customer.status !== 201) throw new Error(`could not create the bench customer: ${customer.status} ${await customer.text()}`);
   const customerId = ((await customer.json()) as { id: string }).id;
+  // Orders name an existing product of the tenant (the bare baseline stores the same id).
+  const product = await fetch(`${base}/v1/products`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ sku: `BENCH-${run}`, name: "Bench product" }) });
+  if (product.status !== 201) throw new Error(`could not create the bench product: ${product.status} ${await product.text()}`);
+  const productId = ((await product.json()) as { id: string }).id;
 
   // shortId is unique per tenant, so every request of every run gets the next number.
   let sequence = 0;
   const order = () =>
-    JSON.stringify({ shortId: `B-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }] });
+    JSON.stringify({ shortId: `B-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "19.99" }] });
   const waybill = (credential: string) => () => ({ method: "POST" as const, path: "/v1/orders", headers: { ...json, authorization: `Bearer ${credential}` }, body: order() });
   const bareRequest = () => ({ method: "POST" as const, path: "/orders", headers: json, body: order() });
   const options = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
