@@ -97,7 +97,19 @@ describe("npm start", () => {
     const base = out.match(/HTTP API: +(http:\/\/\S+\/v1)/)![1];
     expect((await request(`${base}/orders`, { token: other })).status).toBe(401);
     expect((await request(`${base}/orders`, { token })).status).toBe(200);
+    // A hook whose secret is sealed with the data folder's key, for the next test.
+    expect((await request(`${base}/hooks`, { token, json: { name: "sealed", url: "https://receiver.invalid/hook", on: "order.created" } })).status).toBe(201);
     launcher.process.kill("SIGINT");
     expect(await launcher.exited(30_000)).toBe(0);
+  });
+
+  it("refuses to start, saying why, when the webhook secret key file is gone while hooks exist", async () => {
+    rmSync(path.join(dataDir, "webhook-secret-key"));
+    launcher = runTs("services/launcher/main.ts", launcherEnv());
+    expect(await launcher.exited(60_000)).toBe(1);
+    const out = launcher.output();
+    expect(out).toMatch(/Waybill: the webhook secret key .* is not the key that sealed the secrets of the 1 existing hook\(s\)/);
+    expect(out).toContain("Start with the original key again");
+    expect(out).not.toContain("Waybill is running.");
   });
 });
