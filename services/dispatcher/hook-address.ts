@@ -7,6 +7,9 @@ import { isBlockedAddress, isBlockedLiteralHost } from "./ssrf.js";
 
 export type HookUrlCheck = (url: string) => Promise<void>;
 
+/** A resolver that does not answer within this is treated like a name that does not resolve. */
+export const HOOK_URL_LOOKUP_TIMEOUT_MS = 3_000;
+
 const blocked = (url: string, why: string) =>
   new ValidationError(
     `The hook URL ${url} ${why}; deliveries there are refused. Use a public address, or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the dispatcher for a receiver on a private network.`,
@@ -24,7 +27,9 @@ export function createHookUrlCheck(allowPrivateNetworks: boolean, lookup: (host:
     const hostname = new URL(url).hostname;
     if (isBlockedLiteralHost(hostname, false)) throw blocked(url, `names a loopback, private or reserved address (${hostname})`);
     if (/^\[|^[\d.]+$/.test(hostname)) return; // a public literal: nothing to resolve
-    const addresses = await lookup(hostname).catch(() => []);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<{ address: string }[]>((resolve) => (timer = setTimeout(() => resolve([]), HOOK_URL_LOOKUP_TIMEOUT_MS)));
+    const addresses = await Promise.race([lookup(hostname).catch(() => []), timedOut]).finally(() => clearTimeout(timer));
     const inward = addresses.find((a) => isBlockedAddress(a.address));
     if (inward) throw blocked(url, `resolves to a loopback, private or reserved address (${hostname} → ${inward.address})`);
   };
