@@ -42,6 +42,7 @@ describe("npm start", () => {
   it("prints the base URL and a free MQTT port because 1883 is taken", () => {
     const out = launcher.output();
     expect(out).toMatch(/HTTP API: +http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(out).toMatch(/API docs: +http:\/\/127\.0\.0\.1:\d+\/docs/);
     expect(out).toContain("port 1883 is taken");
     const mqttPort = Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
     expect(mqttPort).not.toBe(1883);

@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     say("");
     say("Waybill is running.");
     say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
+    say(`  API docs:  ${edge.url}/docs`);
     say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
     say(`  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`);
     if (!identity.bootstrap) for (const line of bootstrapSkipped(launcher.WAYBILL_DATA_DIR, dataDir)) say(line);
