@@ -132,10 +132,10 @@ function bootstrapSkipped(dataDirSetting: string, dataDir: string, env: NodeJS.P
   const prefix = env.DATABASE_URL || dataDir === path.resolve(DEFAULT_DATA_DIR) ? "" : `WAYBILL_DATA_DIR=${dataDirSetting} `;
   const lines = [""];
   if (set.length > 0) {
-    lines.push(`Waybill: ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set but IGNORED: the identity store was bootstrapped on an earlier start`);
-    lines.push("  (the bootstrap runs only once, on an empty store), so nothing was created from them on this start.");
+    lines.push(`Waybill: ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set but IGNORED: the identity store is not empty (bootstrapped on an`);
+    lines.push("  earlier start, or tenants made with npm run admin); the bootstrap runs only once, on an empty store, so nothing was created from them.");
   } else {
-    lines.push("Waybill: the identity store was bootstrapped on an earlier start; its credentials were printed then.");
+    lines.push("Waybill: the identity store was set up earlier (first-start credentials are printed only once).");
   }
   lines.push("  To get a working API token now (printed once):");
   lines.push(`    ${prefix}npm run -s admin -- tokens create --tenant default --name my-token --type api`);
