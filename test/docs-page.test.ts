@@ -48,12 +48,19 @@ describe("/docs", () => {
     // The webhooks section (OpenAPI 3.1) is rendered too.
     await page.getByText("order.status.changed").first().waitFor();
 
+    // Opening an operation renders its parameters, body schema and answers (more of Swagger UI's
+    // own rendering, also under the CSP).
+    await page.locator("#operations-orders-postOrders .opblock-summary").click();
+    await page.locator("#operations-orders-postOrders").getByText("Idempotency-Key").first().waitFor();
+    await page.locator("#operations-orders-postOrders").getByText("Validation failed").first().waitFor();
+    await page.locator("#operations-orders-postOrders .opblock-summary").click();
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
 
     const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"));
     expect(foreign).toEqual([]);
     expect(requested).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/v1/openapi.json`, `${origin}/docs/assets/swagger-ui-bundle.js`]));
+    // CSP violations (inline styles or scripts, other origins) show up here as console errors.
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);
