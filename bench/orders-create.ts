@@ -39,7 +39,8 @@ try {
   const customer = await fetch(`${base}/v1/customers`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ name: "Bench Customer" }) });
   if (customer.status !== 201) throw new Error(`could not create the bench customer: ${customer.status} ${await customer.text()}`);
   const customerId = ((await customer.json()) as { id: string }).id;
-  const product = await fetch(`${base}/v1/products`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ sku: `BENCH-${run}`, name: "Bench product", price: "19.99", currency: "EUR" }) });
+  // Orders name an existing product of the tenant (the bare baseline stores the same id).
+  const product = await fetch(`${base}/v1/products`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ sku: `BENCH-${run}`, name: "Bench product" }) });
   if (product.status !== 201) throw new Error(`could not create the bench product: ${product.status} ${await product.text()}`);
   const productId = ((await product.json()) as { id: string }).id;
 

@@ -95,6 +95,8 @@ try {
     secrets.set(hook.id, hook.secret);
   }
   const customerId = (await api("/customers", { name: "Bench Customer" })).id;
+  // Orders name an existing product of the tenant.
+  const productId = (await api("/products", { sku: `BENCH-${randomBytes(4).toString("hex")}`, name: "Bench product" })).id;
   const tenantId = (await db.query<{ id: string }>("SELECT id FROM identity.tenants WHERE name = 'default'")).rows[0].id;
 
   // Events straight onto EVENTS (as the services' outbox relays put them), so that the dispatcher,
@@ -117,7 +119,7 @@ try {
             dueDate: null,
             currency: "EUR",
             status: "pending",
-            orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }],
+            orderItems: [{ productId, quantity: 2, price: "19.99" }],
             total: "39.98",
           };
           const h = headers();
@@ -259,7 +261,7 @@ try {
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inFlight.push(api("/orders", { shortId: `BWS-${i}-${randomBytes(3).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_bench", quantity: 1, price: "5.00" }] }));
+    inFlight.push(api("/orders", { shortId: `BWS-${i}-${randomBytes(3).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "5.00" }] }));
   }
   await Promise.all(inFlight);
   await waitForArrivals(sent * hookCount, 60_000);

@@ -11,6 +11,8 @@ beforeAll(async () => {
   stack = await startStack();
   ordersUrl = `${stack.baseUrl}/orders`;
   // Orders name an existing customer of their tenant.
+  // ... and existing products of their tenant.
+  valid.orderItems[0].productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
   valid.customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Bad Input Customer" } })).body.id;
 });
 afterAll(async () => {
@@ -54,6 +56,18 @@ describe("request bodies", () => {
     expect(fine.body.errors[0].path).toBe("orderItems.0.price");
     const unknown = await request(ordersUrl, { token: stack.token, json: { ...valid, currency: "XYZ" } });
     expectProblem(unknown, 422, "validation_failed");
+  });
+
+  it("says which date format it expects, and gives one error for a currency that is not a code", async () => {
+    const answer = await request(ordersUrl, { token: stack.token, json: { ...valid, dueDate: "tomorrow", currency: "euro" } });
+    expectProblem(answer, 422, "validation_failed");
+    const due = answer.body.errors.filter((e: { path: string }) => e.path === "dueDate");
+    expect(due).toHaveLength(1);
+    expect(due[0].message).toContain("2026-12-01");
+    expect(due[0].message).toContain("ISO 8601");
+    const currency = answer.body.errors.filter((e: { path: string }) => e.path === "currency");
+    expect(currency).toHaveLength(1);
+    expect(currency[0].message).toMatch(/3-letter ISO 4217/);
   });
 
   it("answers 422 to JSON that is not an object, and to unknown fields", async () => {
@@ -156,6 +170,9 @@ describe("credentials", () => {
 describe("routes", () => {
   it("answers 404 problem+json to an unknown path and 405 to a wrong method", async () => {
     expectProblem(await request(`${stack.baseUrl}/nowhere`, { token: stack.token }), 404, "route_not_found");
-    expectProblem(await request(`${stack.baseUrl}/products`, { method: "DELETE", token: stack.token }), 405, "method_not_allowed");
+    const wrong = await request(`${stack.baseUrl}/products`, { method: "DELETE", token: stack.token });
+    expectProblem(wrong, 405, "method_not_allowed");
+    // RFC 9110: a 405 says which methods the resource does answer.
+    expect(wrong.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "HEAD", "POST"]);
   });
 });

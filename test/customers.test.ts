@@ -1,14 +1,16 @@
 // /v1/customers over HTTP: create, read, list, update, validation, events, and orders that
 // must name an existing customer of their tenant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createCustomer, eventsUntil, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createStockedProduct, eventsUntil, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
 let call: Call;
+let productId: string;
 beforeAll(async () => {
   stack = await startStack();
   call = client(stack);
+  productId = await createStockedProduct(call, 0);
 });
 afterAll(async () => {
   await stack?.stop();
@@ -119,7 +121,7 @@ describe("PUT /v1/customers/{id}", () => {
 });
 
 describe("orders name an existing customer", () => {
-  const order = (customerId: string) => ({ shortId: `C-${customerId.slice(-6)}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] });
+  const order = (customerId: string) => ({ shortId: `C-${customerId.slice(-6)}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] });
 
   it("answers 422 with errors path customerId for an unknown customer", async () => {
     const answer = await call("/orders", { json: order("cus_01jc0000000000000000000000") });

@@ -62,7 +62,7 @@ describe("commands and sessions of devices with the same id in two tenants", () 
     const b = await connect("shelf-x", sensorB.token);
     await a.mqtt.subscribeAsync("devices/shelf-x/commands/#", { qos: 1 });
     await b.mqtt.subscribeAsync("devices/shelf-x/commands/#", { qos: 1 });
-    const unknownChannel = /waybill_mqtt_messages_dropped_total\{.*reason="unknown channel"/;
+    const unknownChannel = /waybill_mqtt_messages_dropped_total\{.*reason="unknown_channel"/;
     const droppedBefore = await metric(stack.gateway.opsPort, unknownChannel);
 
     // B tries to inject a command under the shared device id: acknowledged, dropped, counted.

@@ -7,9 +7,11 @@ import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
 let customerId: string;
+let productId: string;
 beforeAll(async () => {
   stack = await startStack();
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Event Reader" } })).body.id;
+  productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -30,7 +32,7 @@ describe("event log and catalog", () => {
     for (const n of [1, 2, 3]) {
       const created = await request(`${stack.baseUrl}/orders`, {
         token: stack.token,
-        json: { shortId: `EV-${n}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] },
+        json: { shortId: `EV-${n}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] },
       });
       expect(created.status).toBe(201);
       ids.push(created.body.id);
@@ -57,7 +59,7 @@ describe("event log and catalog", () => {
     const get = (query: string) => request(`${stack.baseUrl}/events?${query}`, { token: stack.token });
     const created = await request(`${stack.baseUrl}/orders`, {
       token: stack.token,
-      json: { shortId: "EV-RESUME", customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1.00" }] },
+      json: { shortId: "EV-RESUME", customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] },
     });
     // Cancelling writes order.status.changed and order.cancelled together: usually the same millisecond.
     expect((await request(`${stack.baseUrl}/orders/${created.body.id}/status`, { token: stack.token, json: { status: "cancelled" } })).status).toBe(200);

@@ -124,3 +124,62 @@ describe("npm run admin -- create-tenant", () => {
     expect((await api("/auth/login", { json: { email: "a@bad.test", password: "whatever-1" } })).status).toBe(401);
   });
 });
+
+describe("npm run admin -- tokens create / reset-password", () => {
+  it("creates a token of the named type for a tenant by name or id, printing only its value on stdout", async () => {
+    const tenant = await admin("create-tenant", "tok-co", "--admin-email", "ops@tok-co.test", "--admin-password", "tok-co-password");
+    expect(tenant.code, tenant.stderr).toBe(0);
+    const tenantId = /\((ten_[0-9a-z]{26})\)/.exec(tenant.stdout)![1];
+
+    const run = await admin("tokens", "create", "--tenant", "tok-co", "--name", "ci", "--type", "api");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^api-[A-Za-z0-9_-]{43}\n$/);
+    expect(run.stderr).toMatch(/created api token "ci" \(tok_[0-9a-z]{26}\).*shown only this once/);
+    const token = run.stdout.trim();
+    // It works at once, in that tenant: it sees that tenant's tokens, this one among them.
+    const listed = await api("/tokens", { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((t: { name: string }) => t.name)).toEqual(["ci"]);
+
+    const byId = await admin("tokens", "create", "--tenant", tenantId, "--name", "scanner", "--type", "sensor");
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toMatch(/^sensor-/);
+    // A sensor token may not read business data.
+    expect((await api("/orders", { token: byId.stdout.trim() })).status).toBe(403);
+  });
+
+  it("refuses an unknown tenant or type with exit 2 and prints no token", async () => {
+    const [noTenant, badType] = await Promise.all([
+      admin("tokens", "create", "--tenant", "no-such-tenant", "--name", "x", "--type", "api"),
+      admin("tokens", "create", "--tenant", "default", "--name", "x", "--type", "root"),
+    ]);
+    expect(noTenant.code).toBe(2);
+    expect(noTenant.stderr).toMatch(/tenant_not_found: no tenant named or with id "no-such-tenant"/);
+    expect(noTenant.stdout).toBe("");
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toMatch(/--type.*one of api, cli, machine, sensor/);
+    expect(badType.stdout).toBe("");
+  });
+
+  it("resets a user's password: the new one logs in, the old one no longer does", async () => {
+    const created = await admin("create-tenant", "pw-co", "--admin-email", "ops@pw-co.test", "--admin-password", "old-password-1");
+    expect(created.code, created.stderr).toBe(0);
+    const reset = await admin("reset-password", "--email", "OPS@pw-co.test");
+    expect(reset.code, reset.stderr).toBe(0);
+    const password = /password: (\S+)/.exec(reset.stdout)![1];
+    expect((await api("/auth/login", { json: { email: "ops@pw-co.test", password } })).status).toBe(200);
+    expect((await api("/auth/login", { json: { email: "ops@pw-co.test", password: "old-password-1" } })).status).toBe(401);
+
+    const given = await admin("reset-password", "--email", "ops@pw-co.test", "--tenant", "pw-co", "--password", "chosen-password-1");
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stdout).not.toContain("chosen-password-1");
+    expect((await api("/auth/login", { json: { email: "ops@pw-co.test", password: "chosen-password-1" } })).status).toBe(200);
+
+    const wrongTenant = await admin("reset-password", "--email", "ops@pw-co.test", "--tenant", "tok-co", "--password", "other-password-1");
+    expect(wrongTenant.code).toBe(2);
+    expect(wrongTenant.stderr).toMatch(/user_not_found/);
+    const nobody = await admin("reset-password", "--email", "nobody@pw-co.test");
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toMatch(/user_not_found: no user with email nobody@pw-co\.test/);
+  });
+});

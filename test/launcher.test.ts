@@ -1,6 +1,9 @@
 // `npm start`'s launcher as a real process: all services, the bootstrap token, orders over HTTP,
 // devices over MQTT on a free port when 1883 is taken, and a clean stop on Ctrl-C.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
@@ -12,6 +15,9 @@ let env: TestEnvironment;
 let launcher: Child;
 let blocker: net.Server | undefined;
 const token = "api-launcher-test-token-0123456789abcdef";
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "waybill-launcher-"));
+const launcherEnv = () => ({ ...env.env, WAYBILL_DATA_DIR: dataDir, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+const mqttPortOf = (out: string) => Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -21,7 +27,7 @@ beforeAll(async () => {
     server.once("error", () => resolve(undefined));
     server.listen(1883, "0.0.0.0", () => resolve(server));
   });
-  launcher = runTs("services/launcher/main.ts", { ...env.env, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+  launcher = runTs("services/launcher/main.ts", launcherEnv());
   await launcher.waitForOutput(/Press Ctrl-C to stop\./, 45_000);
 });
 
@@ -29,12 +35,14 @@ afterAll(async () => {
   if (launcher.process.exitCode === null) launcher.process.kill("SIGKILL");
   await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
   await env.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("npm start", () => {
   it("prints the base URL and a free MQTT port because 1883 is taken", () => {
     const out = launcher.output();
     expect(out).toMatch(/HTTP API: +http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(out).toMatch(/API docs: +http:\/\/127\.0\.0\.1:\d+\/docs/);
     expect(out).toContain("port 1883 is taken");
     const mqttPort = Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
     expect(mqttPort).not.toBe(1883);
@@ -46,9 +54,11 @@ describe("npm start", () => {
     // Orders name an existing customer of their tenant.
     const customer = await request(`${base}/customers`, { token, json: { name: "Launcher Customer" } });
     expect(customer.status).toBe(201);
+    // ... and existing products.
+    const productId = (await request(`${base}/products`, { token: token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
     const created = await request(`${base}/orders`, {
       token,
-      json: { shortId: "START-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 2, price: "3.50" }] },
+      json: { shortId: "START-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "3.50" }] },
     });
     expect(created.status).toBe(201);
     expect(created.body.total).toBe("7.00");
@@ -72,5 +82,35 @@ describe("npm start", () => {
     launcher.process.kill("SIGINT");
     expect(await launcher.exited(30_000)).toBe(0);
     expect(launcher.output()).toContain("Waybill: stopped.");
+  });
+
+  it("on the next start: the same MQTT port, and BOOTSTRAP_API_TOKEN reported as ignored with the command that gives a token", async () => {
+    const firstPort = mqttPortOf(launcher.output());
+    expect(JSON.parse(readFileSync(path.join(dataDir, "launcher-state.json"), "utf8"))).toMatchObject({ mqttPort: firstPort });
+    const other = "api-another-token-that-is-never-created-0123";
+    launcher = runTs("services/launcher/main.ts", { ...launcherEnv(), BOOTSTRAP_API_TOKEN: other });
+    await launcher.waitForOutput(/Press Ctrl-C to stop\./, 45_000);
+    const out = launcher.output();
+    expect(mqttPortOf(out)).toBe(firstPort);
+    expect(out).toContain("BOOTSTRAP_API_TOKEN is set but IGNORED");
+    expect(out).toContain("npm run -s admin -- tokens create --tenant default --name my-token --type api");
+    // Truthful: that token indeed does not work; the first start's still does.
+    const base = out.match(/HTTP API: +(http:\/\/\S+\/v1)/)![1];
+    expect((await request(`${base}/orders`, { token: other })).status).toBe(401);
+    expect((await request(`${base}/orders`, { token })).status).toBe(200);
+    // A hook whose secret is sealed with the data folder's key, for the next test.
+    expect((await request(`${base}/hooks`, { token, json: { name: "sealed", url: "https://receiver.invalid/hook", on: "order.created" } })).status).toBe(201);
+    launcher.process.kill("SIGINT");
+    expect(await launcher.exited(30_000)).toBe(0);
+  });
+
+  it("refuses to start, saying why, when the webhook secret key file is gone while hooks exist", async () => {
+    rmSync(path.join(dataDir, "webhook-secret-key"));
+    launcher = runTs("services/launcher/main.ts", launcherEnv());
+    expect(await launcher.exited(60_000)).toBe(1);
+    const out = launcher.output();
+    expect(out).toMatch(/Waybill: the webhook secret key .* is not the key that sealed the secrets of the 1 existing hook\(s\)/);
+    expect(out).toContain("Start with the original key again");
+    expect(out).not.toContain("Waybill is running.");
   });
 });

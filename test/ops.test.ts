@@ -50,9 +50,10 @@ describe("ops endpoints", () => {
   it("the dispatcher counts the events it consumed", async () => {
     // Orders name an existing customer of their tenant.
     const customer = await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Ops Customer" } });
+    const productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
     const created = await request(`${stack.baseUrl}/orders`, {
       token: stack.token,
-      json: { shortId: "OPS-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1" }] },
+      json: { shortId: "OPS-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1" }] },
     });
     expect(created.status).toBe(201);
     const deadline = Date.now() + 10_000;

@@ -1,8 +1,8 @@
 // /v1/orders beyond creation: listing with filters and cursors, PUT with order.updated, and the
 // Idempotency-Key of POST /orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createCustomer, createOrder, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
-import { request } from "./support/http.js";
+import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { expectProblem, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -12,6 +12,7 @@ beforeAll(async () => {
   stack = await startStack();
   call = client(stack);
   customerId = await createCustomer(call);
+  item.productId = await createStockedProduct(call, 0);
 });
 afterAll(async () => {
   await stack?.stop();
@@ -189,3 +190,26 @@ describe("X-Transaction-Id", () => {
     expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "TXN-BAD")).toBe(false);
   });
 });
+
+describe("POST /v1/orders names existing products", () => {
+  it("answers 422 unknown_product with one error per line naming a product the tenant does not have (a deleted one too), and creates nothing", async () => {
+    const gone = await createStockedProduct(call, 0);
+    expect((await call(`/products/${gone}`, { method: "DELETE" })).status).toBe(204);
+    const answer = await call("/orders", {
+      json: {
+        shortId: "UNKNOWN-PRD",
+        customerId,
+        currency: "EUR",
+        orderItems: [item, { productId: "prd_01jc0000000000000000000099", quantity: 1, price: "1.00" }, { productId: gone, quantity: 1, price: "1.00" }],
+      },
+    });
+    expectProblem(answer, 422, "unknown_product");
+    expect(answer.body.errors).toEqual([
+      { path: "orderItems.1.productId", message: "no product prd_01jc0000000000000000000099 in this tenant" },
+      { path: "orderItems.2.productId", message: `no product ${gone} in this tenant` },
+    ]);
+    expect(answer.body.detail).toContain("POST /v1/products");
+    expect((await call("/orders?limit=100")).body.data.map((o: { shortId: string }) => o.shortId)).not.toContain("UNKNOWN-PRD");
+  });
+});
+

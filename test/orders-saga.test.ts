@@ -31,6 +31,7 @@ afterAll(async () => {
 
 function fakeInventory(overrides: Partial<InventoryPort> = {}) {
   return {
+    missingProducts: vi.fn(overrides.missingProducts ?? (async () => [])),
     reserve: vi.fn(overrides.reserve ?? (async () => ({ reserved: true }))),
     release: vi.fn(overrides.release ?? (async () => ({ released: true }))),
     consume: vi.fn(overrides.consume ?? (async () => ({ consumed: true }))),

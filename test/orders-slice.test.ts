@@ -7,10 +7,15 @@ import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
 let customerId: string;
+// Orders name existing products of their tenant too.
+let p1: string;
+let p2: string;
 beforeAll(async () => {
   stack = await startStack();
   // Orders name an existing customer of their tenant.
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Slice Customer" } })).body.id;
+  p1 = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+  p2 = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -22,8 +27,8 @@ const newOrder = (shortId: string) => ({
   dueDate: "2026-12-24T12:00:00Z",
   currency: "EUR",
   orderItems: [
-    { productId: "prd_01jc0000000000000000000001", quantity: 3, price: "19.99" },
-    { productId: "prd_01jc0000000000000000000002", quantity: 1, price: 0.1 },
+    { productId: p1, quantity: 3, price: "19.99" },
+    { productId: p2, quantity: 1, price: 0.1 },
   ],
 });
 
@@ -38,8 +43,8 @@ describe("POST /v1/orders", () => {
       total: "60.07",
       dueDate: "2026-12-24T12:00:00.000Z",
       orderItems: [
-        { productId: "prd_01jc0000000000000000000001", quantity: 3, price: "19.99" },
-        { productId: "prd_01jc0000000000000000000002", quantity: 1, price: "0.10" },
+        { productId: p1, quantity: 3, price: "19.99" },
+        { productId: p2, quantity: 1, price: "0.10" },
       ],
     });
     expect(created.body.id).toMatch(/^ord_[0-9a-z]{26}$/);
@@ -103,6 +108,7 @@ describe("GET /v1/products", () => {
   it("lists the tenant's products with pagination fields", async () => {
     const answer = await request(`${stack.baseUrl}/products?limit=5`, { token: stack.token });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ data: [], nextCursor: null });
+    // The two products the orders above name, newest first.
+    expect(answer.body).toEqual({ data: [expect.objectContaining({ id: p2 }), expect.objectContaining({ id: p1 })], nextCursor: null });
   });
 });

@@ -43,10 +43,22 @@ describe("another tenant", () => {
     expectNotFound(await theirs(`/customers/${customerId}`), "customer_not_found");
     expectNotFound(await theirs(`/customers/${customerId}`, { method: "PUT", json: { name: "Mallory" } }), "customer_not_found");
     expect((await theirs("/customers")).body.data).toEqual([]);
-    const borrowed = await theirs("/orders", { json: { shortId: "X-1", customerId, currency: "EUR", orderItems: [{ productId: "prd_1", quantity: 1, price: "1" }] } });
+    const ownProduct = await createStockedProduct(theirs, 0);
+    const borrowed = await theirs("/orders", { json: { shortId: "X-1", customerId, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }] } });
     expect(borrowed.status).toBe(422);
     expect(borrowed.body.errors[0].path).toBe("customerId");
     expect((await mine(`/customers/${customerId}`)).body.name).not.toBe("Mallory");
+  });
+
+  it("cannot order this tenant's products: 422 unknown_product on that line", async () => {
+    const theirCustomer = await createCustomer(theirs);
+    const ownProduct = await createStockedProduct(theirs, 0);
+    const borrowed = await theirs("/orders", {
+      json: { shortId: "X-2", customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }, { productId: order.orderItems[0].productId, quantity: 1, price: "1" }] },
+    });
+    expect(borrowed.status).toBe(422);
+    expect(borrowed.body.code).toBe("unknown_product");
+    expect(borrowed.body.errors).toEqual([{ path: "orderItems.1.productId", message: expect.stringContaining(order.orderItems[0].productId) }]);
   });
 
   it("cannot read, ship against or move this tenant's shipments", async () => {

@@ -14,10 +14,12 @@ import { startStack, type Stack } from "./support/stack.js";
 let stack: Stack;
 let db: pg.Client;
 let customerId: string;
+let productId: string;
 beforeAll(async () => {
   stack = await startStack({ orders: { startRelay: false } });
   // Orders name an existing customer of their tenant.
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Outbox Customer" } })).body.id;
+  productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
   db = new pg.Client({ connectionString: stack.env.databaseUrl });
   await db.connect();
 });
@@ -30,7 +32,7 @@ const order = (shortId: string) => ({
   shortId,
   customerId,
   currency: "USD",
-  orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 2, price: "5.25" }],
+  orderItems: [{ productId, quantity: 2, price: "5.25" }],
 });
 
 async function eventsFor(orderId: string) {

@@ -17,11 +17,13 @@ import { createGate, createHook, executionsOf, LOOPBACK_RECEIVERS, setHookStatus
 let stack: Stack;
 let call: Call;
 let customerId: string;
+let productId: string;
 const receivers: TestReceiver[] = [];
 beforeAll(async () => {
   stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,100ms,200ms", WEBHOOK_CONCURRENCY_PER_HOOK: String(IN_FLIGHT) } });
   call = client(stack);
   customerId = await createCustomer(call);
+  productId = await createStockedProduct(call, 0);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -38,7 +40,7 @@ async function receiver(respond?: TestReceiver["respond"]): Promise<TestReceiver
 const IN_FLIGHT = 3;
 const BACKLOG = 15;
 
-const newOrder = () => createOrder(call, customerId, [{ productId: "prd_01jc0000000000000000000001", quantity: 1 }]);
+const newOrder = () => createOrder(call, customerId, [{ productId, quantity: 1 }]);
 
 /** The event of `kind` about `orderId` in the tenant's event log (what EVENTS carried). */
 async function loggedEvent(kind: string, orderId: string): Promise<any> {

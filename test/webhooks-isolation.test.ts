@@ -8,7 +8,7 @@ import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
 import { createPool } from "../services/platform/db.js";
 import { newId } from "../services/platform/ids.js";
 import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "../services/platform/nats.js";
-import { client, createCustomer, createOrder, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
@@ -18,6 +18,7 @@ const PER_HOOK = 4;
 let stack: Stack;
 let call: Call;
 let customerId: string;
+let productId: string;
 let dead: TestReceiver;
 let alive: TestReceiver;
 beforeAll(async () => {
@@ -25,6 +26,7 @@ beforeAll(async () => {
   stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_TIMEOUT_MS: "20000", WEBHOOK_CONCURRENCY_PER_HOOK: String(PER_HOOK) } });
   call = client(stack);
   customerId = await createCustomer(call);
+  productId = await createStockedProduct(call, 0);
   dead = await startReceiver(() => "hang");
   alive = await startReceiver();
 });
@@ -41,7 +43,7 @@ describe("a hook whose receiver never answers", () => {
     // Far more events than the stuck hook has delivery slots and queue places.
     const committed = new Map<string, number>();
     for (let i = 0; i < ORDERS; i++) {
-      const order = await createOrder(call, customerId, [{ productId: "prd_01jc0000000000000000000001", quantity: 1 }]);
+      const order = await createOrder(call, customerId, [{ productId, quantity: 1 }]);
       committed.set(order.id, Date.now()); // the order and its event are committed by now
     }
     await alive.waitFor(ORDERS, 20_000);

@@ -4,7 +4,7 @@
 // subscribed hook at least once; whatever arrives twice is the same event (same id, same body).
 // The rest of the stack runs in-process; the edge finds the new dispatcher on the same gRPC port.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, createCustomer, createOrder, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -19,6 +19,7 @@ const ACK_WAIT_MS = 2_000;
 let stack: Stack;
 let call: Call;
 let customerId: string;
+let productId: string;
 let grpcPort: number;
 const children: Child[] = [];
 const receivers: TestReceiver[] = [];
@@ -37,6 +38,7 @@ beforeAll(async () => {
   });
   call = client(stack);
   customerId = await createCustomer(call);
+  productId = await createStockedProduct(call, 0);
   // The stack's in-process dispatcher gives way to a real process on the same port.
   grpcPort = stack.dispatcher.grpcPort;
   await stack.dispatcher.stop();
@@ -71,7 +73,7 @@ describe("killing the dispatcher process mid-delivery", () => {
     await hook({ url: flaky.url, on: "order.created" });
 
     const orderIds: string[] = [];
-    const order = async () => orderIds.push((await createOrder(call, customerId, [{ productId: "prd_01jc0000000000000000000001", quantity: 1 }])).id);
+    const order = async () => orderIds.push((await createOrder(call, customerId, [{ productId, quantity: 1 }])).id);
     for (let i = 0; i < BEFORE; i++) await order();
     await slow.waitFor(3);
     const [first] = children;

@@ -9,6 +9,7 @@ import { pageLimit } from "../platform/pagination.js";
 import type { Deliverer } from "./delivery.js";
 import { listEvents } from "./event-log.js";
 import { listExecutions, type Execution } from "./executions.js";
+import type { HookUrlCheck } from "./hook-address.js";
 import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
 import { retryExecution } from "./redelivery.js";
 import type { SecretBox } from "./secrets.js";
@@ -19,6 +20,7 @@ export interface DispatcherHandlerDeps {
   topology: Topology;
   secrets: SecretBox;
   deliverer: Deliverer;
+  checkUrl?: HookUrlCheck;
 }
 
 export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logger): DispatcherServiceServer {
@@ -38,7 +40,7 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
     }),
     getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
     updateHook: unary(logger, async (request) => ({
-      hook: hookMessage(await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status })),
+      hook: hookMessage(await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status }, deps.checkUrl)),
     })),
     deleteHook: unary(logger, async (request) => {
       await deleteHook(pool, request.tenantId, request.id);

@@ -6,12 +6,15 @@ import { ConflictError, NotFoundError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
 import { hasPrefix, newId } from "../platform/ids.js";
 import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import type { HookUrlCheck } from "./hook-address.js";
 import { checkHookFields, type HookStatus } from "../../packages/contracts/limits/hooks.js";
 import { generateHookSecret, type SecretBox } from "./secrets.js";
 
 export interface HooksDeps {
   pool: Pool;
   secrets: SecretBox;
+  /** Refuses URLs the delivery guard would block; none when absent. */
+  checkUrl?: HookUrlCheck;
 }
 
 export interface Hook {
@@ -98,6 +101,7 @@ interface StoredCreation {
 
 export async function createHook(deps: HooksDeps, tenantId: string, input: NewHook, idempotency?: IdempotencyRequest): Promise<CreatedHook> {
   checkHookFields(input);
+  await deps.checkUrl?.(input.url);
   const id = newId("hook");
   const secret = generateHookSecret();
   const sealed = deps.secrets.seal(secret, id);
@@ -148,8 +152,9 @@ export interface HookChanges {
  * Applies the fields present; a paused hook gets nothing queued until it is active again. Resuming
  * moves `active_since` to now: deliveries of earlier events still queued are dropped on arrival.
  */
-export async function updateHook(db: Queryable, tenantId: string, id: string, changes: HookChanges): Promise<Hook> {
+export async function updateHook(db: Queryable, tenantId: string, id: string, changes: HookChanges, checkUrl?: HookUrlCheck): Promise<Hook> {
   checkHookFields(changes);
+  if (changes.url !== undefined) await checkUrl?.(changes.url);
   if (!isHookId(id)) throw hookNotFound(id);
   const { rows } = await db.query<HookRow>(
     `UPDATE hooks SET name = COALESCE($3, name), url = COALESCE($4, url), on_kind = COALESCE($5, on_kind),

@@ -17,6 +17,8 @@ import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
 import { createEventIntake } from "./event-intake.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
+import { checkSecretKey } from "./secret-key-check.js";
+import { createHookUrlCheck } from "./hook-address.js";
 import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
 import { createSender } from "./sender.js";
 
@@ -46,7 +48,9 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
           "after a restart no hook created now can be signed for. Set WEBHOOK_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
       );
     }
-    const secrets = createSecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY ?? generateSecretKey()));
+    const secretKey = parseSecretKey(config.WEBHOOK_SECRET_KEY ?? generateSecretKey());
+    const secrets = createSecretBox(secretKey);
+    await checkSecretKey(pool, secretKey, secrets);
     const sender = createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
     runtime.defer(sender.close);
     // Deliveries have their own connections, so a burst of events being fanned out never makes
@@ -103,7 +107,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     runtime.defer(events.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
-      [DispatcherServiceService, dispatcherGrpcHandlers({ pool, topology: bus.topology, secrets, deliverer }, logger)],
+      [DispatcherServiceService, dispatcherGrpcHandlers({ pool, topology: bus.topology, secrets, deliverer, checkUrl: createHookUrlCheck(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) }, logger)],
     ]);
     runtime.defer(grpc.stop);
     logger.info({ grpcPort: grpc.port }, "dispatcher started");

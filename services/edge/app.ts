@@ -26,6 +26,7 @@ import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
 import type { SessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { docsPage } from "./docs-page.js";
 
 export const OPENAPI_VERSION = "1.0.0";
 const PUBLIC_OPS_PATHS = new Set(["/healthz", "/readyz"]);
@@ -111,8 +112,11 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.method !== "GET" || ctx.path !== "/v1/openapi.json") return next();
     ctx.body = openApi;
   });
+  // Open too: the reference rendered from that document, for people.
+  app.use(docsPage());
   app.use(open.routes());
   app.use(v1.routes());
-  app.use(v1.allowedMethods({ throw: true }));
+  // Not thrown: the router then sets Allow, which problemResponses keeps on the 405 answer.
+  app.use(v1.allowedMethods({ throw: false }));
   return app;
 }

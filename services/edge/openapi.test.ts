@@ -1,7 +1,7 @@
 // The OpenAPI document covers every endpoint the router mounts, with the schemas that validate it.
 import { Router } from "@koa/router";
 import { describe, expect, it } from "vitest";
-import { registerRoutes } from "./app.js";
+import { registerPublicRoutes, registerRoutes } from "./app.js";
 import { UNUSED_EVENT_STREAMS } from "./openapi-snapshot.js";
 import { createBackendClients } from "./clients.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -12,6 +12,7 @@ function buildApi() {
   const clients = createBackendClients({ identity: "127.0.0.1:1", orders: "127.0.0.1:1", inventory: "127.0.0.1:1", dispatcher: "127.0.0.1:1", devices: "127.0.0.1:1" });
   const api: Api = { router: new Router({ prefix: "/v1" }), routes: [] };
   registerRoutes(api, clients, UNUSED_EVENT_STREAMS);
+  registerPublicRoutes(api, clients);
   clients.close();
   return { api, document: buildOpenApiDocument(api.routes, "test") as { openapi: string; paths: Record<string, Record<string, any>> } };
 }
@@ -62,5 +63,82 @@ describe("OpenAPI document", () => {
     expect(created.properties.token).toMatchObject({ type: "string" });
     expect(created.required).toEqual(expect.arrayContaining(["id", "name", "type", "createdAt", "expiresAt"]));
     expect(created.required).not.toContain("token");
+  });
+});
+
+describe("OpenAPI document, checked independently", () => {
+  it("validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)", async () => {
+    const { Validator } = await import("@seriousme/openapi-schema-validator");
+    const { document } = buildApi();
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(JSON.stringify(document)));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)?.slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("an invalid document fails the same check (the validator is not a no-op)", async () => {
+    const { Validator } = await import("@seriousme/openapi-schema-validator");
+    const { document } = buildApi();
+    const broken = JSON.parse(JSON.stringify(document));
+    broken.paths["/orders"].post.responses = { "201": { content: {} } }; // a response needs a description
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+});
+
+describe("statuses per operation", () => {
+  const statuses = (op: { responses: Record<string, unknown> }) => Object.keys(op.responses).sort();
+
+  it("lists body errors (413, 415, 422) only on operations that take a body", () => {
+    const { document } = buildApi();
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const codes = statuses(op);
+        if (method === "get" || method === "delete") {
+          expect(codes, `${method} ${path}`).not.toContain("413");
+          expect(codes, `${method} ${path}`).not.toContain("415");
+          expect(codes, `${method} ${path}`).not.toContain("422");
+        } else {
+          expect(codes, `${method} ${path}`).toEqual(expect.arrayContaining(["413", "415", "422"]));
+        }
+      }
+    }
+    expect(statuses(document.paths["/orders/{id}"].get)).toEqual(["200", "400", "401", "403", "404", "429", "503"]);
+    expect(statuses(document.paths["/orders"].get)).toEqual(["200", "400", "401", "403", "429", "503"]);
+    expect(statuses(document.paths["/products/{id}"].delete)).toEqual(["204", "400", "401", "403", "404", "409", "429", "503"]);
+  });
+
+  it("gives login no 403 and no 404, and a 401 that means wrong credentials", () => {
+    const { document } = buildApi();
+    const login = document.paths["/auth/login"].post;
+    expect(statuses(login)).toEqual(["200", "400", "401", "413", "415", "422", "429", "503"]);
+    expect(login.responses["401"].description).toContain("invalid_credentials");
+    expect(login.security).toEqual([]);
+  });
+
+  it("lists 409 with its codes only where a conflict can happen", () => {
+    const { document } = buildApi();
+    expect(document.paths["/orders/{id}/status"].post.responses["409"].description).toContain("insufficient_stock");
+    expect(document.paths["/orders"].post.responses["409"].description).toContain("duplicate_short_id");
+    expect(document.paths["/hooks/{id}"].get.responses["409"]).toBeUndefined();
+    expect(document.paths["/customers/{id}"].put.responses["409"]).toBeUndefined();
+  });
+});
+
+describe("webhooks section", () => {
+  it("has one signed POST per event kind, its body the kind's event schema, with the delivery headers", async () => {
+    const { EVENT_KINDS } = await import("../platform/events/catalog.js");
+    const { document } = buildApi() as { document: any };
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_KINDS].sort());
+    for (const kind of EVENT_KINDS) {
+      const post = document.webhooks[kind].post;
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["X-Service-Webhook-Id", "X-Service-Signature"]));
+      const ref: string = post.requestBody.content["application/json"].schema.$ref;
+      const schema = document.components.schemas[ref.replace("#/components/schemas/", "")];
+      expect(schema.properties.kind, kind).toEqual(expect.objectContaining({ const: kind }));
+      expect(schema.required, kind).toEqual(expect.arrayContaining(["id", "kind", "time", "transactionId"]));
+    }
+    const created = document.components.schemas[document.webhooks["order.created"].post.requestBody.content["application/json"].schema.$ref.split("/").pop()];
+    expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(["orderId", "shortId", "orderItems", "total"]));
   });
 });

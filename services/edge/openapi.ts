@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { RouteSpec } from "./route.js";
 import { CLIENT_TRANSACTION_ID } from "../platform/context.js";
+import { eventKindSchemas } from "../platform/events/catalog.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",
@@ -17,17 +18,38 @@ const PROBLEM_SCHEMA = {
   },
 };
 
-const PROBLEM_STATUSES: Record<string, string> = {
-  "400": "Malformed JSON or query parameter",
-  "401": "Missing, unknown, expired or revoked credential",
-  "403": "The credential's type or role may not do this",
-  "404": "No such resource in the caller's tenant",
-  "409": "State conflict",
-  "413": "Body over the size limit",
-  "415": "Body is not application/json",
-  "422": "Validation failed",
-  "429": "Rate limited",
-};
+/**
+ * The problem answers one operation can give, and only those: every request can be refused for a
+ * malformed X-Transaction-Id (400), by the rate limit (429) or for an unavailable backing service
+ * (503); the rest depends on the method, the path and the credential it needs.
+ */
+function problemStatuses(spec: RouteSpec): Record<string, string> {
+  const withBody = spec.method === "post" || spec.method === "put";
+  const open = spec.capability === "public";
+  const statuses: Record<string, string> = {
+    "400": [
+      "Malformed X-Transaction-Id (invalid_transaction_id)",
+      ...(withBody ? ["body that is not JSON (invalid_json)"] : []),
+      ...(spec.query ? ["malformed query parameter (invalid_query)"] : []),
+      ...(spec.idempotent ? ["malformed Idempotency-Key (invalid_idempotency_key)"] : []),
+    ].join(", "),
+  };
+  statuses["401"] = open ? "Wrong email or password (invalid_credentials)" : "Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer)";
+  if (!open) statuses["403"] = "The credential's token type or role may not do this (token_type_forbidden, role_forbidden)";
+  if (spec.path.includes(":")) statuses["404"] = "No such resource in the caller's tenant";
+  const conflicts = [...(spec.conflicts ?? []), ...(spec.idempotent ? ["idempotency_key_in_flight"] : [])];
+  if (conflicts.length > 0) statuses["409"] = `State conflict (${conflicts.join(", ")})`;
+  if (withBody) {
+    statuses["413"] = "Body over the size limit (payload_too_large)";
+    statuses["415"] = "Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding)";
+    statuses["422"] = spec.idempotent
+      ? "Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body"
+      : "Validation failed: one entry per field in `errors`";
+  }
+  statuses["429"] = open ? "Too many logins from this address (rate_limited; Retry-After)" : "Rate limited (rate_limited; Retry-After, RateLimit-*)";
+  statuses["503"] = "A backing service is unavailable; retry later (upstream_unavailable)";
+  return statuses;
+}
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
@@ -82,7 +104,7 @@ function operation(spec: RouteSpec) {
     ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } } : {}),
     responses: {
       [status]: success,
-      ...Object.fromEntries(Object.entries(PROBLEM_STATUSES).map(([code, description]) => [code, problemResponse(description)])),
+      ...Object.fromEntries(Object.entries(problemStatuses(spec)).map(([code, description]) => [code, problemResponse(description)])),
     },
   };
 }
@@ -95,6 +117,58 @@ function operationId(spec: RouteSpec): string {
   return [spec.method, ...words].join("-").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+const WEBHOOK_HEADERS = [
+  {
+    name: "X-Service-Webhook-Id",
+    in: "header",
+    required: true,
+    schema: { type: "string", pattern: "^hook_[0-9a-z]{26}$" },
+    description: "The hook this delivery is for.",
+  },
+  {
+    name: "X-Service-Signature",
+    in: "header",
+    required: true,
+    schema: { type: "string", pattern: "^t=\\d+(,v1=[0-9a-f]{64})+$" },
+    description:
+      "`t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. " +
+      "Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged.",
+  },
+  { name: "User-Agent", in: "header", required: false, schema: { type: "string", const: "Waybill-Webhooks/1" } },
+];
+
+/** Component name of an event kind's schema: order.status.changed → OrderStatusChangedEvent. */
+function eventSchemaName(kind: string): string {
+  return `${kind.split(".").map((word) => word[0].toUpperCase() + word.slice(1)).join("")}Event`;
+}
+
+/** OpenAPI 3.1 `webhooks`: one signed POST per event kind, its body the event (envelope + payload). */
+function webhookDocument(): { webhooks: Record<string, unknown>; schemas: Record<string, unknown> } {
+  const webhooks: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  for (const { kind, schema } of eventKindSchemas()) {
+    const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+    schemas[eventSchemaName(kind)] = rest;
+    webhooks[kind] = {
+      post: {
+        operationId: `webhook-${kind.replace(/\./g, "-")}`,
+        summary: `${kind}: delivered to every active hook whose \`on\` is ${kind}`,
+        description:
+          "A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, " +
+          "retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.",
+        tags: ["webhooks"],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}` } } } },
+        responses: {
+          "2XX": { description: "Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record)" },
+          default: { description: "Any other answer, or none within the timeout: a failed attempt, retried on the schedule" },
+        },
+      },
+    };
+  }
+  return { webhooks, schemas };
+}
+
 export function buildOpenApiDocument(routes: RouteSpec[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
@@ -102,15 +176,17 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
     paths[path] ??= {};
     paths[path][spec.method] = operation(spec);
   }
+  const { webhooks, schemas } = webhookDocument();
   return {
     openapi: "3.1.0",
-    info: { title: "Waybill API", version, description: "Orders, shipments, products, stock and signed webhooks. See API.md for the contract." },
+    info: { title: "Waybill API", version, description: "Orders, shipments, products, stock and signed webhooks. Guides: the docs/ folder of the repository (overview, authentication, webhooks, MQTT devices, events, configuration, operations)." },
     servers: [{ url: "/v1" }],
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (api-…, cli-…, machine-…, sensor-…) or a session JWT" } },
-      schemas: { Problem: PROBLEM_SCHEMA },
+      schemas: { Problem: PROBLEM_SCHEMA, ...schemas },
     },
     paths,
+    webhooks,
   };
 }

@@ -33,6 +33,8 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   produces?: "text/event-stream";
   /** Request headers the endpoint reads, for the OpenAPI document. */
   headerParams?: { name: string; description: string; pattern?: string }[];
+  /** The 409 codes this endpoint can answer, for the OpenAPI document (none when absent). */
+  conflicts?: string[];
 }
 
 export interface IdempotencyInput {

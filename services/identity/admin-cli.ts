@@ -1,15 +1,20 @@
 // Operator commands against the identity store:  npm run admin -- create-tenant acme --admin-email …
-// Exit status: 0 done, 2 refused input (usage, validation, duplicates), 1 anything else.
+//   tokens create --tenant default --name ci --type api   (prints the token alone on stdout, once)
+//   reset-password --email admin@waybill.local [--password …]
+// The database: DATABASE_URL, else the one `npm start` recorded in its data folder, else the default.
+// Exit status: 0 done, 2 refused input (usage, validation, duplicates, unknown tenant or user), 1 anything else.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "../platform/config.js";
 import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, withTransaction } from "../platform/db.js";
-import { AppError, ValidationError } from "../platform/errors.js";
-import { generatePassword } from "./passwords.js";
+import { AppError, NotFoundError, ValidationError } from "../platform/errors.js";
+import { DEFAULT_DATA_DIR, readLocalState } from "../platform/local-state.js";
+import { generatePassword, hashPassword } from "./passwords.js";
 import { IDENTITY_SCHEMA } from "./service.js";
 import { createToken } from "./token-manager.js";
+import { TOKEN_TYPES, type TokenType } from "../../packages/contracts/identity/tokens.js";
 import { createTenant, createUser } from "./users.js";
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
@@ -20,6 +25,31 @@ function email(value: string): string {
 }
 
 const USAGE_EXIT_CODE = 2;
+const MIN_PASSWORD_LENGTH = 8;
+
+function tokenType(value: string): TokenType {
+  if (!(TOKEN_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${TOKEN_TYPES.join(", ")}`);
+  return value as TokenType;
+}
+
+async function databaseUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const state = await readLocalState(path.resolve(process.env.WAYBILL_DATA_DIR || DEFAULT_DATA_DIR));
+  return state.databaseUrl ?? DEFAULT_DATABASE_URL;
+}
+
+/** Runs `fn` with a pool on the migrated identity schema. */
+async function withIdentityStore<T>(fn: (pool: ReturnType<typeof createPool>) => Promise<T>): Promise<T> {
+  const url = await databaseUrl();
+  await ensureDatabase(url);
+  const pool = createPool({ databaseUrl: url, schema: IDENTITY_SCHEMA, applicationName: "waybill-admin", max: 2 });
+  try {
+    await migrate(pool, IDENTITY_SCHEMA, [PLATFORM_MIGRATIONS_DIR, MIGRATIONS_DIR]);
+    return await fn(pool);
+  } finally {
+    await pool.end();
+  }
+}
 
 // exitOverride: commander throws instead of exiting (set before .command(), so subcommands inherit
 // it), and usage errors leave with the same status as every other refused input.
@@ -39,11 +69,7 @@ program
     if (options.adminPassword !== undefined && options.adminPassword.length < 8) {
       throw new ValidationError("the admin password needs at least 8 characters", undefined, "invalid_password");
     }
-    const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-    await ensureDatabase(databaseUrl);
-    const pool = createPool({ databaseUrl, schema: IDENTITY_SCHEMA, applicationName: "waybill-admin", max: 2 });
-    try {
-      await migrate(pool, IDENTITY_SCHEMA, [PLATFORM_MIGRATIONS_DIR, MIGRATIONS_DIR]);
+    await withIdentityStore(async (pool) => {
       const password = options.adminPassword ?? generatePassword();
       const created = await withTransaction(pool, async (client) => {
         const tenant = await createTenant(client, name);
@@ -55,10 +81,59 @@ program
       process.stdout.write(`  admin:    ${created.admin.email} (${created.admin.id})\n`);
       if (!options.adminPassword) process.stdout.write(`  password: ${password}   (shown once)\n`);
       if (created.token) process.stdout.write(`  api token: ${created.token.value}   (shown once)\n`);
-    } finally {
-      await pool.end();
-    }
+    });
   });
+
+const tokens = program.command("tokens").description("API tokens of a tenant");
+tokens
+  .command("create")
+  .description("create an API token and print its value (alone on standard output, once; it is stored only as a hash)")
+  .requiredOption("--tenant <name-or-id>", "the tenant, by name (e.g. default) or id (ten_…)")
+  .requiredOption("--name <name>", "what the token is for, shown in GET /v1/tokens")
+  .requiredOption("--type <type>", `one of ${TOKEN_TYPES.join(", ")}`, tokenType)
+  .option("--expires-at <date-time>", "ISO 8601 date-time with offset; never when omitted")
+  .action(async (options: { tenant: string; name: string; type: TokenType; expiresAt?: string }) => {
+    if (options.name.length < 1 || options.name.length > 100) throw new ValidationError("--name takes 1 to 100 characters", undefined, "invalid_name");
+    if (options.expiresAt !== undefined && !z.iso.datetime({ offset: true }).safeParse(options.expiresAt).success) {
+      throw new ValidationError('--expires-at must be an ISO 8601 date-time with offset, such as "2027-01-01T00:00:00Z"', undefined, "invalid_expires_at");
+    }
+    await withIdentityStore(async (pool) => {
+      const tenantId = await tenantIdOf(pool, options.tenant);
+      const created = await createToken(pool, tenantId, { name: options.name, type: options.type, expiresAt: options.expiresAt ?? null });
+      // The value alone on stdout, so `TOKEN=$(npm run -s admin -- tokens create …)` captures it.
+      process.stdout.write(`${created.value}\n`);
+      process.stderr.write(`created ${created.token.type} token "${created.token.name}" (${created.token.id}) for tenant ${options.tenant}; its value is shown only this once\n`);
+    });
+  });
+
+program
+  .command("reset-password")
+  .description("set a new password for a user (login is by email, which names one user across tenants)")
+  .requiredOption("--email <email>", "the user's email", email)
+  .option("--tenant <name-or-id>", "refuse unless the user belongs to this tenant")
+  .option("--password <password>", "the new password (generated and printed when omitted)")
+  .action(async (options: { email: string; tenant?: string; password?: string }) => {
+    if (options.password !== undefined && options.password.length < MIN_PASSWORD_LENGTH) {
+      throw new ValidationError(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`, undefined, "invalid_password");
+    }
+    const password = options.password ?? generatePassword();
+    await withIdentityStore(async (pool) => {
+      const tenantId = options.tenant === undefined ? null : await tenantIdOf(pool, options.tenant);
+      const { rows } = await pool.query<{ id: string }>(
+        "UPDATE users SET password_hash = $2 WHERE lower(email) = lower($1) AND ($3::text IS NULL OR tenant_id = $3) RETURNING id",
+        [options.email, await hashPassword(password), tenantId],
+      );
+      if (rows.length === 0) throw new NotFoundError("user_not_found", `no user with email ${options.email}${options.tenant ? ` in tenant ${options.tenant}` : ""}`);
+      process.stdout.write(`password of ${options.email} (${rows[0].id}) reset\n`);
+      if (!options.password) process.stdout.write(`  password: ${password}   (shown once)\n`);
+    });
+  });
+
+async function tenantIdOf(pool: ReturnType<typeof createPool>, tenant: string): Promise<string> {
+  const { rows } = await pool.query<{ id: string }>("SELECT id FROM tenants WHERE name = $1 OR id = $1", [tenant]);
+  if (rows.length === 0) throw new NotFoundError("tenant_not_found", `no tenant named or with id ${JSON.stringify(tenant)}`);
+  return rows[0].id;
+}
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // Commander has printed its own message (or the help) already.

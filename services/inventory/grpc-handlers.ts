@@ -6,7 +6,7 @@ import { unary } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
 import { pageLimit } from "../platform/pagination.js";
 import { adjustStock } from "./adjustments.js";
-import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, type InventoryDeps, type Product, type ProductChanges } from "./products.js";
+import { createProduct, deleteProduct, getProduct, listProducts, missingProducts, updateProduct, type InventoryDeps, type Product, type ProductChanges } from "./products.js";
 import { consumeStock, releaseStock, reserveStock } from "./reservations.js";
 import { listStockLevels } from "./stock.js";
 
@@ -32,6 +32,7 @@ export function createInventoryHandlers(deps: InventoryDeps, logger: Logger): In
       );
       return { product: toMessage(value), replayed };
     }),
+    missingProducts: unary(logger, async (request) => ({ productIds: await missingProducts(pool, request.tenantId, request.productIds) })),
     getProduct: unary(logger, async (request) => ({ product: toMessage(await getProduct(pool, request.tenantId, request.id)) })),
     updateProduct: unary(logger, async (request) => ({
       product: toMessage(await updateProduct(deps, request.tenantId, request.id, changesOf(request))),

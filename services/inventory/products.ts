@@ -120,6 +120,15 @@ export async function createProduct(
   );
 }
 
+/** The ids among `ids` that name no live product of the tenant, in the order given, once each. */
+export async function missingProducts(db: Queryable, tenantId: string, ids: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM products WHERE tenant_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`, [tenantId, unique]);
+  const found = new Set(rows.map((row) => row.id));
+  return unique.filter((id) => !found.has(id));
+}
+
 export async function getProduct(db: Queryable, tenantId: string, id: string): Promise<Product> {
   if (!isProductId(id)) throw productNotFound(id);
   const { rows } = await db.query<ProductRow>(`SELECT * FROM products WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`, [tenantId, id]);

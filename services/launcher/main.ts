@@ -16,10 +16,11 @@ import { startMqttGateway } from "../mqtt-gateway/service.js";
 import { loadOrdersConfig } from "../orders/config.js";
 import { startOrders } from "../orders/service.js";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "../platform/config.js";
-import { answers, startOnPort } from "./ports.js";
+import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "../platform/local-state.js";
+import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
-export const DEFAULT_DATA_DIR = "./.data";
+export { DEFAULT_DATA_DIR };
 /** The console stays readable: warnings and errors only, unless LOG_LEVEL says otherwise. */
 export const LAUNCHER_LOG_LEVEL = "warn";
 
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
     // In one process the services talk over loopback on ports the OS picks.
     // Hook secrets stay readable across restarts: without WEBHOOK_SECRET_KEY, a key kept in the data folder.
     const webhookSecretKey = process.env.WEBHOOK_SECRET_KEY || (await ensureSecretKeyFile(dataDir));
+    // Ports chosen on an earlier start (when 8080 / 1883 were taken) are tried first, so devices
+    // and scripts configured then keep working; `npm run admin` reads the database URL.
+    const remembered = await readLocalState(dataDir);
+    await updateLocalState(dataDir, { databaseUrl });
     const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0", WEBHOOK_SECRET_KEY: webhookSecretKey };
     const identity = await startIdentity(loadIdentityConfig(env));
     running.push(identity);
@@ -85,28 +90,57 @@ async function main(): Promise<void> {
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
     // Before the edge: the edge's /v1/devices calls the gateway's DevicesService.
-    const gateway = await onChosenPort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT, (mqttPort) =>
+    const gateway = await onChosenPort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT, remembered.mqttPort, (mqttPort) =>
       startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
     );
     running.push(gateway);
     const devices = { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` };
-    const edge = await onChosenPort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT, (httpPort) =>
+    const edge = await onChosenPort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT, remembered.httpPort, (httpPort) =>
       startEdge(loadEdgeConfig({ ...env, ...backends, ...devices, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
     );
     running.push(edge);
+    // Only ports the launcher chose are remembered; a configured one is the operator's to repeat.
+    await updateLocalState(dataDir, {
+      ...(launcher.MQTT_PORT === undefined ? { mqttPort: gateway.port } : {}),
+      ...(launcher.HTTP_PORT === undefined ? { httpPort: Number(new URL(edge.url).port) } : {}),
+    });
 
     say("");
     say("Waybill is running.");
     say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
+    say(`  API docs:  ${edge.url}/docs`);
     say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
     say(`  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`);
-    if (!identity.bootstrap) say("  (bootstrap already done on an earlier start; use the token printed then or BOOTSTRAP_API_TOKEN)");
+    if (!identity.bootstrap) for (const line of bootstrapSkipped(launcher.WAYBILL_DATA_DIR, dataDir)) say(line);
     say("Press Ctrl-C to stop.");
   } catch (error) {
     if (error instanceof MissingBinaryError || error instanceof ConfigError) say(`Waybill: ${error.message}`);
     else say(`Waybill: failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     await stopAll(1);
   }
+}
+
+const BOOTSTRAP_VARIABLES = ["BOOTSTRAP_API_TOKEN", "BOOTSTRAP_ADMIN_EMAIL", "BOOTSTRAP_ADMIN_PASSWORD"] as const;
+
+/**
+ * What a later start says instead of printing credentials: the bootstrap runs once, on an empty
+ * store, so BOOTSTRAP_* set now create nothing; and how to get a token anyway.
+ */
+function bootstrapSkipped(dataDirSetting: string, dataDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const set = BOOTSTRAP_VARIABLES.filter((name) => env[name]);
+  // `npm run admin` finds the database as the launcher did: DATABASE_URL, else what the data folder records.
+  const prefix = env.DATABASE_URL || dataDir === path.resolve(DEFAULT_DATA_DIR) ? "" : `WAYBILL_DATA_DIR=${dataDirSetting} `;
+  const lines = [""];
+  if (set.length > 0) {
+    lines.push(`Waybill: ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set but IGNORED: the identity store is not empty (bootstrapped on an`);
+    lines.push("  earlier start, or tenants made with npm run admin); the bootstrap runs only once, on an empty store, so nothing was created from them.");
+  } else {
+    lines.push("Waybill: the identity store was set up earlier (first-start credentials are printed only once).");
+  }
+  lines.push("  To get a working API token now (printed once):");
+  lines.push(`    ${prefix}npm run -s admin -- tokens create --tenant default --name my-token --type api`);
+  lines.push(`  To set a new password for the admin:  ${prefix}npm run admin -- reset-password --email <email>`);
+  return lines;
 }
 
 /** Uses the server at `url` when it answers, else starts a private one. */
@@ -120,10 +154,23 @@ async function ensureServer(name: string, url: string, defaultPort: number, star
   return server.url;
 }
 
-/** Starts a service on its configured port, else on the default or, when that is taken, a free one. */
-function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, start: (port: number) => Promise<T>): Promise<T> {
+/**
+ * Starts a service on its configured port; else on the port remembered from the last start; else
+ * on the default or, when that is taken, a free one.
+ */
+async function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, remembered: number | undefined, start: (port: number) => Promise<T>): Promise<T> {
   const configuredPort = configured === undefined ? undefined : Number(configured);
-  return startOnPort(configuredPort, fallback, start, () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose).`));
+  if (configuredPort === undefined && remembered !== undefined && remembered !== fallback) {
+    if (await isPortFree(remembered, "0.0.0.0")) {
+      try {
+        return await start(remembered);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+      }
+    }
+    say(`Waybill: ${name} port ${remembered} (used on the last start) is taken now; clients configured for it must change.`);
+  }
+  return startOnPort(configuredPort, fallback, start, () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose; this one is remembered for the next start).`));
 }
 
 void main();

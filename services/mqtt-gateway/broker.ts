@@ -9,7 +9,7 @@ import { AppError, ValidationError } from "../platform/errors.js";
 import type { Logger } from "../platform/logger.js";
 import type { Bus } from "../platform/nats.js";
 import type { DeviceRef } from "./device-registry.js";
-import { parseDevicePayload } from "./ingress.js";
+import { DROP_REASONS, parseDevicePayload, type DropReason } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";
 import type { LastSeenWriter } from "./last-seen.js";
 import type { Presence } from "./presence.js";
@@ -68,7 +68,9 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
   const revoked = new LRUCache<string, true>({ max: REVOKED_MEMORY_MAX, ttl: REVOKED_MEMORY_MS });
   const retransmissions = createRetransmissions();
   const writes = new Set<Promise<void>>();
-  const dropped = new Counter({ name: "waybill_mqtt_messages_dropped_total", help: "Device messages dropped at the broker", labelNames: ["reason"], registers: [deps.metrics] });
+  const dropped = new Counter({ name: "waybill_mqtt_messages_dropped_total", help: "Device messages acknowledged but not stored, by reason", labelNames: ["reason"], registers: [deps.metrics] });
+  // Every reason shows from the start (at 0), so dashboards and alerts can name them.
+  for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   const stored = new Counter({ name: "waybill_mqtt_messages_stored_total", help: "Device messages stored in INGRESS", registers: [deps.metrics] });
   const closedSessions = new Counter({ name: "waybill_mqtt_sessions_closed_total", help: "Device sessions closed by the gateway", labelNames: ["reason"], registers: [deps.metrics] });
 
@@ -94,9 +96,9 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
     session.expiry = setTimeout(() => armExpiry(client, session), Math.min(wait, MAX_TIMER_MS));
     session.expiry.unref();
   };
-  const drop = (packet: PublishPacket, session: DeviceSession, reason: string) => {
+  const drop = (packet: PublishPacket, session: DeviceSession, reason: DropReason, detail: string) => {
     dropped.inc({ reason });
-    logger.warn({ deviceId: session.deviceId, topic: packet.topic, reason }, "device message dropped");
+    logger.warn({ deviceId: session.deviceId, topic: packet.topic, reason, detail }, "device message dropped");
     // Acknowledged, so the device does not resend what can never be taken, but forwarded nowhere.
     packet.topic = DROPPED_TOPIC;
   };
@@ -154,12 +156,12 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
       packet.retain = false;
       const channel = storedChannel(levels);
       if (!channel) {
-        drop(packet, session, "unknown channel");
+        drop(packet, session, "unknown_channel", `no consumer takes ${packet.topic}`);
         return done(null);
       }
-      const parsed = parseDevicePayload(packet.payload);
+      const parsed = parseDevicePayload(packet.payload, channel);
       if (!parsed.ok) {
-        drop(packet, session, parsed.reason);
+        drop(packet, session, parsed.reason, parsed.detail);
         return done(null);
       }
 

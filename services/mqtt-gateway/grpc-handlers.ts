@@ -36,9 +36,10 @@ export function createDevicesHandlers(deps: DevicesHandlerDeps, logger: Logger):
       }
       const channel = publishableLevels(request.deviceId, ["devices", request.deviceId, ...request.channel].join("/"));
       // Only channels a consumer takes are stored (as over MQTT).
-      if (!channel || !storedChannel(channel)) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "one of inventory, shipments, telemetry" }]);
-      const payload = parseDevicePayload(request.payloadJson);
-      if (!payload.ok) throw new ValidationError("The payload is not valid.", [{ path: "payload", message: payload.reason }]);
+      const stored = channel && storedChannel(channel);
+      if (!channel || !stored) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "one of inventory, shipments, telemetry" }]);
+      const payload = parseDevicePayload(request.payloadJson, stored);
+      if (!payload.ok) throw new ValidationError("The payload is not valid.", [{ path: "payload", message: payload.detail }]);
       const ref = { tenantId: request.tenantId, deviceId: request.deviceId, tokenId: request.tokenId };
       const key = request.idempotency?.key;
       // The key also names the stored message, so a publish repeated after a failed commit is

@@ -10,6 +10,8 @@ export interface StockLine {
 }
 
 export interface InventoryPort {
+  /** The ids among `productIds` that name no live product of the tenant. */
+  missingProducts(tenantId: string, productIds: string[]): Promise<string[]>;
   /** All lines or nothing; 409 insufficient_stock otherwise. `reserved` is false when the order already held a reservation. */
   reserve(tenantId: string, orderId: string, lines: StockLine[]): Promise<{ reserved: boolean }>;
   /** `released` is false when nothing was reserved. */
@@ -20,6 +22,7 @@ export interface InventoryPort {
 
 export function createInventoryPort(client: InventoryServiceClient): InventoryPort {
   return {
+    missingProducts: async (tenantId, productIds) => (await callUnary(client.missingProducts.bind(client), { tenantId, productIds })).productIds,
     reserve: (tenantId, orderId, lines) => callUnary(client.reserveStock.bind(client), { tenantId, orderId, lines }),
     release: (tenantId, orderId) => callUnary(client.releaseStock.bind(client), { tenantId, orderId }),
     consume: (tenantId, orderId) => callUnary(client.consumeStock.bind(client), { tenantId, orderId }),

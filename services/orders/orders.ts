@@ -75,7 +75,16 @@ export function orderSnapshot(order: Order) {
   };
 }
 
-export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
+/** 422 unknown_product: one field error per line that names a product the tenant does not have. */
+export function unknownProducts(items: readonly { productId: string }[], missing: readonly string[]): ValidationError {
+  const unknown = new Set(missing);
+  const errors: FieldError[] = items.flatMap((item, index) =>
+    unknown.has(item.productId) ? [{ path: `orderItems.${index}.productId`, message: `no product ${item.productId} in this tenant` }] : [],
+  );
+  return new ValidationError(`No product ${missing.join(", ")} in this tenant; create it first (POST /v1/products).`, errors, "unknown_product");
+}
+
+export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology" | "inventory">, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
   if (!isCurrency(input.currency)) {
     throw new ValidationError("currency is not an ISO 4217 code", [{ path: "currency", message: "unknown currency code" }]);
   }
@@ -114,6 +123,10 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
   // The order, its items and its event in one statement: one round trip and atomic without
   // BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
   const insert = async (db: Queryable): Promise<Order> => {
+    // Inside insert, so a replay answers as the first request did even if a product went since.
+    // An order for a product that does not exist could never reserve stock, so never become ready.
+    const missing = await deps.inventory.missingProducts(tenantId, items.map((item) => item.productId));
+    if (missing.length > 0) throw unknownProducts(items, missing);
     const { rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
     const { rows } = await db
       .query<{ created_at: Date; updated_at: Date }>(

@@ -69,6 +69,22 @@ export class ConflictError extends AppError {
   override readonly title = "Conflict";
 }
 
+export class MethodNotAllowedError extends AppError {
+  override readonly status = 405;
+  override readonly title = "Method Not Allowed";
+  override readonly headers: Record<string, string>;
+  /** `allow`: the methods the path does answer, for the Allow header (RFC 9110 requires it on 405). */
+  constructor(detail: string, allow: string) {
+    super("method_not_allowed", detail);
+    this.headers = { Allow: allow };
+  }
+}
+
+export class NotImplementedError extends AppError {
+  override readonly status = 501;
+  override readonly title = "Not Implemented";
+}
+
 export class PayloadTooLargeError extends AppError {
   override readonly status = 413;
   override readonly title = "Payload Too Large";

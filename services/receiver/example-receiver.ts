@@ -2,7 +2,8 @@
 // 401 when it does not verify, drops duplicates by event id (deliveries are at-least-once) and
 // hands each new event to `onEvent`.
 //
-// Run it:  WEBHOOK_SECRET=whsec_… PORT=4000 npx tsx services/receiver/example-receiver.ts
+// Run it:  WEBHOOK_SECRET=whsec_… PORT=4000 node services/receiver/dist/example-receiver.js   (after npm ci, or npm run build:receiver)
+//     or:  WEBHOOK_SECRET=whsec_… PORT=4000 npx tsx services/receiver/example-receiver.ts
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { SIGNATURE_HEADER, verifyWebhook, WEBHOOK_ID_HEADER, type VerifyFailure } from "./verify.js";

@@ -1,4 +1,4 @@
-// Verifying a Waybill webhook on the receiving side (API.md "Receiver side"). Self-contained
+// Verifying a Waybill webhook on the receiving side (docs/webhooks.md). Self-contained
 // (node:crypto only) so that it can be copied into a receiver as it is.
 //
 //   const result = verifyWebhook(secret, req.headers["x-service-signature"], rawBody);

@@ -516,7 +516,488 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created: delivered to every active hook whose `on` is order.created
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-order-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.updated: delivered to every active hook whose `on` is order.updated
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-order-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.status.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.status.changed: delivered to every active hook whose `on` is order.status.changed
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-order-status-changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled: delivered to every active hook whose `on` is order.cancelled
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-order-cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.completed: delivered to every active hook whose `on` is order.completed
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-order-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.created: delivered to every active hook whose `on` is shipment.created
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-shipment-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.status.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.status.changed: delivered to every active hook whose `on` is shipment.status.changed
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-shipment-status-changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.delivered: delivered to every active hook whose `on` is shipment.delivered
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-shipment-delivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.exception": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.exception: delivered to every active hook whose `on` is shipment.exception
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-shipment-exception"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.adjusted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.adjusted: delivered to every active hook whose `on` is inventory.adjusted
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-adjusted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.reserved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.reserved: delivered to every active hook whose `on` is inventory.reserved
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-reserved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.released: delivered to every active hook whose `on` is inventory.released
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-released"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.consumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.consumed: delivered to every active hook whose `on` is inventory.consumed
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-consumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.low: delivered to every active hook whose `on` is inventory.low
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.depleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.depleted: delivered to every active hook whose `on` is inventory.depleted
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-inventory-depleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created: delivered to every active hook whose `on` is product.created
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-product-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated: delivered to every active hook whose `on` is product.updated
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-product-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted: delivered to every active hook whose `on` is product.deleted
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-product-deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created: delivered to every active hook whose `on` is customer.created
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-customer-created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated: delivered to every active hook whose `on` is customer.updated
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-customer-updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.reading": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * device.reading: delivered to every active hook whose `on` is device.reading
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-device-reading"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * device.connected: delivered to every active hook whose `on` is device.connected
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-device-connected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * device.disconnected: delivered to every active hook whose `on` is device.disconnected
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-device-disconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test: delivered to every active hook whose `on` is webhook.test
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-webhook-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         Problem: {
@@ -531,6 +1012,359 @@ export type components = {
                 message?: string;
             }[];
         };
+        OrderCreatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "order.created";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            orderId: string;
+            shortId: string;
+            customerId: string;
+            dueDate: string | null;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+            orderItems: {
+                productId: string;
+                quantity: number;
+                price: string;
+            }[];
+            total: string;
+        };
+        OrderUpdatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "order.updated";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            orderId: string;
+            shortId: string;
+            customerId: string;
+            dueDate: string | null;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+            orderItems: {
+                productId: string;
+                quantity: number;
+                price: string;
+            }[];
+            total: string;
+            changedFields: string[];
+        };
+        OrderStatusChangedEvent: {
+            id: string;
+            /** @constant */
+            kind: "order.status.changed";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            orderId: string;
+            /** @enum {string} */
+            previousOrderStatus: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+            /** @enum {string} */
+            currentOrderStatus: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+        };
+        OrderCancelledEvent: {
+            id: string;
+            /** @constant */
+            kind: "order.cancelled";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            orderId: string;
+            /** @enum {string} */
+            previousOrderStatus: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
+        };
+        OrderCompletedEvent: {
+            id: string;
+            /** @constant */
+            kind: "order.completed";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            orderId: string;
+        };
+        ShipmentCreatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "shipment.created";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            shipmentId: string;
+            orderId: string;
+            carrier: string;
+            trackingNumber: string;
+            /** @enum {string} */
+            status: "pending" | "inTransit" | "delivered" | "exception";
+            items: {
+                productId: string;
+                quantity: number;
+            }[];
+        };
+        ShipmentStatusChangedEvent: {
+            id: string;
+            /** @constant */
+            kind: "shipment.status.changed";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            shipmentId: string;
+            orderId: string;
+            /** @enum {string} */
+            previousShipmentStatus: "pending" | "inTransit" | "delivered" | "exception";
+            /** @enum {string} */
+            currentShipmentStatus: "pending" | "inTransit" | "delivered" | "exception";
+            location: string | null;
+            note: string | null;
+        };
+        ShipmentDeliveredEvent: {
+            id: string;
+            /** @constant */
+            kind: "shipment.delivered";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            shipmentId: string;
+            orderId: string;
+            carrier: string;
+            trackingNumber: string;
+            /** @enum {string} */
+            status: "pending" | "inTransit" | "delivered" | "exception";
+            /** Format: date-time */
+            deliveredAt: string;
+            receivedBy: string | null;
+        };
+        ShipmentExceptionEvent: {
+            id: string;
+            /** @constant */
+            kind: "shipment.exception";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            shipmentId: string;
+            orderId: string;
+            carrier: string;
+            trackingNumber: string;
+            /** @enum {string} */
+            status: "pending" | "inTransit" | "delivered" | "exception";
+            location: string | null;
+            note: string | null;
+        };
+        InventoryAdjustedEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.adjusted";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+            delta: number;
+            reason: string;
+        };
+        InventoryReservedEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.reserved";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+            orderId: string;
+            quantity: number;
+        };
+        InventoryReleasedEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.released";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+            orderId: string;
+            quantity: number;
+        };
+        InventoryConsumedEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.consumed";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+            orderId: string;
+            quantity: number;
+        };
+        InventoryLowEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.low";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+            lowStockThreshold: number;
+        };
+        InventoryDepletedEvent: {
+            id: string;
+            /** @constant */
+            kind: "inventory.depleted";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            location: string;
+            onHand: number;
+            reserved: number;
+            available: number;
+        };
+        ProductCreatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "product.created";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            sku: string;
+            name: string;
+            price: string | null;
+            currency: string | null;
+            lowStockThreshold: number | null;
+        };
+        ProductUpdatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "product.updated";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            sku: string;
+            name: string;
+            price: string | null;
+            currency: string | null;
+            lowStockThreshold: number | null;
+            changedFields: string[];
+        };
+        ProductDeletedEvent: {
+            id: string;
+            /** @constant */
+            kind: "product.deleted";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            productId: string;
+            sku: string;
+        };
+        CustomerCreatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "customer.created";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            customerId: string;
+            name: string;
+            email: string | null;
+            phone: string | null;
+            address: {
+                line1: string;
+                line2: string | null;
+                city: string;
+                region: string | null;
+                postalCode: string | null;
+                country: string;
+            } | null;
+        };
+        CustomerUpdatedEvent: {
+            id: string;
+            /** @constant */
+            kind: "customer.updated";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            customerId: string;
+            name: string;
+            email: string | null;
+            phone: string | null;
+            address: {
+                line1: string;
+                line2: string | null;
+                city: string;
+                region: string | null;
+                postalCode: string | null;
+                country: string;
+            } | null;
+            changedFields: string[];
+        };
+        DeviceReadingEvent: {
+            id: string;
+            /** @constant */
+            kind: "device.reading";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            deviceId: string;
+            reading: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            receivedAt: string;
+        };
+        DeviceConnectedEvent: {
+            id: string;
+            /** @constant */
+            kind: "device.connected";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            deviceId: string;
+            tokenId: string;
+        };
+        DeviceDisconnectedEvent: {
+            id: string;
+            /** @constant */
+            kind: "device.disconnected";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            deviceId: string;
+            tokenId: string;
+        };
+        WebhookTestEvent: {
+            id: string;
+            /** @constant */
+            kind: "webhook.test";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            hookId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -539,6 +1373,30 @@ export type components = {
     pathItems: never;
 };
 export type SchemaProblem = components['schemas']['Problem'];
+export type SchemaOrderCreatedEvent = components['schemas']['OrderCreatedEvent'];
+export type SchemaOrderUpdatedEvent = components['schemas']['OrderUpdatedEvent'];
+export type SchemaOrderStatusChangedEvent = components['schemas']['OrderStatusChangedEvent'];
+export type SchemaOrderCancelledEvent = components['schemas']['OrderCancelledEvent'];
+export type SchemaOrderCompletedEvent = components['schemas']['OrderCompletedEvent'];
+export type SchemaShipmentCreatedEvent = components['schemas']['ShipmentCreatedEvent'];
+export type SchemaShipmentStatusChangedEvent = components['schemas']['ShipmentStatusChangedEvent'];
+export type SchemaShipmentDeliveredEvent = components['schemas']['ShipmentDeliveredEvent'];
+export type SchemaShipmentExceptionEvent = components['schemas']['ShipmentExceptionEvent'];
+export type SchemaInventoryAdjustedEvent = components['schemas']['InventoryAdjustedEvent'];
+export type SchemaInventoryReservedEvent = components['schemas']['InventoryReservedEvent'];
+export type SchemaInventoryReleasedEvent = components['schemas']['InventoryReleasedEvent'];
+export type SchemaInventoryConsumedEvent = components['schemas']['InventoryConsumedEvent'];
+export type SchemaInventoryLowEvent = components['schemas']['InventoryLowEvent'];
+export type SchemaInventoryDepletedEvent = components['schemas']['InventoryDepletedEvent'];
+export type SchemaProductCreatedEvent = components['schemas']['ProductCreatedEvent'];
+export type SchemaProductUpdatedEvent = components['schemas']['ProductUpdatedEvent'];
+export type SchemaProductDeletedEvent = components['schemas']['ProductDeletedEvent'];
+export type SchemaCustomerCreatedEvent = components['schemas']['CustomerCreatedEvent'];
+export type SchemaCustomerUpdatedEvent = components['schemas']['CustomerUpdatedEvent'];
+export type SchemaDeviceReadingEvent = components['schemas']['DeviceReadingEvent'];
+export type SchemaDeviceConnectedEvent = components['schemas']['DeviceConnectedEvent'];
+export type SchemaDeviceDisconnectedEvent = components['schemas']['DeviceDisconnectedEvent'];
+export type SchemaWebhookTestEvent = components['schemas']['WebhookTestEvent'];
 export type $defs = Record<string, never>;
 export interface operations {
     postAuthLogin: {
@@ -575,7 +1433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -584,7 +1442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Wrong email or password (invalid_credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -593,34 +1451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -629,7 +1460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -638,7 +1469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -647,8 +1478,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Too many logins from this address (rate_limited; Retry-After) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -703,7 +1543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -712,7 +1552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -721,7 +1561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -730,53 +1570,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -840,7 +1644,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -849,7 +1653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -858,7 +1662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -867,16 +1671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (duplicate_short_id, idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -885,7 +1680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -894,7 +1689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -903,7 +1698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -912,8 +1707,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -962,7 +1766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -971,7 +1775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -980,7 +1784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -998,44 +1802,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1092,7 +1869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1101,7 +1878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1110,7 +1887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1128,7 +1905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (order_not_editable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1137,7 +1914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1146,7 +1923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1155,7 +1932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1164,8 +1941,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1221,7 +2007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1230,7 +2016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1239,7 +2025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1257,7 +2043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (invalid_status_transition, insufficient_stock, order_partially_delivered) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1266,7 +2052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1275,7 +2061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1284,7 +2070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1293,8 +2079,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1364,7 +2159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1373,7 +2168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1382,7 +2177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1400,7 +2195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (order_not_shippable, duplicate_tracking_number, order_fully_shipped, idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1409,7 +2204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1418,7 +2213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1427,7 +2222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1436,8 +2231,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1499,7 +2303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1508,7 +2312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1517,7 +2321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1526,53 +2330,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1628,7 +2396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1637,7 +2405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1646,7 +2414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1664,44 +2432,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1766,7 +2507,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1775,7 +2516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1784,7 +2525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1802,7 +2543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (invalid_status_transition) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1811,7 +2552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1820,7 +2561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,7 +2570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1838,8 +2579,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1904,7 +2654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1913,7 +2663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1922,7 +2672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1940,7 +2690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (invalid_status_transition) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1949,7 +2699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1958,7 +2708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1967,7 +2717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1976,8 +2726,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2029,7 +2788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2038,7 +2797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2056,53 +2815,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2166,7 +2889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2175,7 +2898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,16 +2916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2211,7 +2925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2220,7 +2934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,8 +2952,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2287,7 +3010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2296,7 +3019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2305,7 +3028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2323,44 +3046,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2427,7 +3123,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2436,7 +3132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,7 +3141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2463,16 +3159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2481,7 +3168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +3177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,8 +3186,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2546,7 +3242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2555,7 +3251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2564,7 +3260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,53 +3269,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2673,7 +3333,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2682,7 +3342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2691,7 +3351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,16 +3360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (duplicate_sku, idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2718,7 +3369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +3378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +3387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,8 +3396,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2788,7 +3448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +3457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,7 +3466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2824,44 +3484,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2914,7 +3547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +3556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2932,7 +3565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +3583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (duplicate_sku) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2959,7 +3592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2968,7 +3601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2977,7 +3610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2986,8 +3619,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3018,7 +3660,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (product_reserved) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3063,35 +3705,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3137,7 +3761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3146,7 +3770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3155,7 +3779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3164,53 +3788,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3267,7 +3855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3276,7 +3864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3285,7 +3873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,16 +3882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (insufficient_stock, idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,7 +3891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3321,7 +3900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3339,8 +3918,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3378,7 +3966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3387,7 +3975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3396,7 +3984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3405,53 +3993,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3497,7 +4049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3506,7 +4058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3515,7 +4067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3524,53 +4076,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3605,7 +4121,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3614,7 +4130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,7 +4139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3632,53 +4148,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3730,7 +4210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,7 +4219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3748,7 +4228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3757,53 +4237,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3867,7 +4311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,7 +4320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,7 +4329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3894,16 +4338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3912,7 +4347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +4356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3930,7 +4365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3939,8 +4374,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3988,7 +4432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3997,7 +4441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4006,7 +4450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4024,44 +4468,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4127,7 +4544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4136,7 +4553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,7 +4562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4163,16 +4580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,7 +4589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4190,7 +4598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4199,8 +4607,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4231,7 +4648,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4240,7 +4657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4249,7 +4666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4267,44 +4684,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4341,7 +4731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4350,7 +4740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4359,7 +4749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4377,16 +4767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4395,7 +4776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4404,7 +4785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4413,8 +4794,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4470,7 +4860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +4869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4488,7 +4878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4506,7 +4896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (hook_paused) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4515,7 +4905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4524,7 +4914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4542,8 +4932,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4605,7 +5004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4614,7 +5013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4623,7 +5022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4641,44 +5040,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4710,7 +5082,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4719,7 +5091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4728,7 +5100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4746,7 +5118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (hook_paused) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4755,7 +5127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4764,7 +5136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4773,7 +5145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,8 +5154,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4829,7 +5210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +5219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4847,7 +5228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4856,53 +5237,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4954,7 +5299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4963,7 +5308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4972,7 +5317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4981,16 +5326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4999,7 +5335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +5344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5017,7 +5353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5026,8 +5362,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5058,7 +5403,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5067,7 +5412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,7 +5421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5094,44 +5439,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5174,7 +5492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5183,7 +5501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5192,7 +5510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,53 +5519,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5299,7 +5581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5308,7 +5590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5317,7 +5599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5326,16 +5608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
+            /** @description State conflict (duplicate_email, idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5344,7 +5617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,7 +5626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5362,7 +5635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5371,8 +5644,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5420,7 +5702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,7 +5711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5438,7 +5720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,53 +5729,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource in the caller's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description State conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5574,7 +5820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or query parameter */
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential */
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5592,7 +5838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The credential's type or role may not do this */
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5610,7 +5856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict */
+            /** @description State conflict (idempotency_key_in_flight) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5619,7 +5865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit */
+            /** @description Body over the size limit (payload_too_large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5628,7 +5874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body is not application/json */
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5637,7 +5883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Validation failed */
+            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited */
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5654,6 +5900,855 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "webhook-order-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-order-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-order-status-changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-order-cancelled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-order-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-shipment-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-shipment-status-changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-shipment-delivered": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-shipment-exception": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentExceptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-adjusted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryAdjustedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-reserved": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryReservedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-released": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryReleasedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-consumed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryConsumedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-low": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryLowEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-inventory-depleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryDepletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-product-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-product-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-product-deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-customer-created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-customer-updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-device-reading": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceReadingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-device-connected": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceConnectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-device-disconnected": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceDisconnectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-webhook-test": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,7 +1,7 @@
 // Every failure leaves the edge as RFC 9457 problem+json with a stable code; anything that is
 // not an AppError is a fault of the service: logged, answered 500 without internals.
 import type { Middleware } from "koa";
-import { AppError, NotFoundError, toAppError } from "../../platform/errors.js";
+import { AppError, MethodNotAllowedError, NotFoundError, NotImplementedError, toAppError } from "../../platform/errors.js";
 import type { Logger } from "../../platform/logger.js";
 
 export function problemResponses(logger: Logger): Middleware {
@@ -11,6 +11,11 @@ export function problemResponses(logger: Logger): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new NotFoundError("route_not_found", `No route ${ctx.method} ${ctx.path}.`);
       }
+      // The router answered 405 itself (with Allow set); give it our shape and keep the header.
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new MethodNotAllowedError(`${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get("Allow")}.`, String(ctx.response.get("Allow")));
+      }
+      if (ctx.status === 501 && ctx.body === undefined) throw new NotImplementedError("method_not_implemented", `The method ${ctx.method} is not implemented.`);
     } catch (thrown) {
       const error = koaHttpError(thrown) ?? toAppError(thrown);
       if (error.status >= 500) logger.error({ err: thrown }, "request failed");

@@ -64,7 +64,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
   );
   route(
     api,
-    { method: "post", path: "/hooks/:id/test", summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)", tag: "hooks", capability: "hooks:write", response: executionOutput },
+    { method: "post", path: "/hooks/:id/test", conflicts: ["hook_paused"], summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)", tag: "hooks", capability: "hooks:write", response: executionOutput },
     async ({ params, principal }) => {
       const { execution } = await callUnary(dispatcher.testHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id }, HOOK_TEST_DEADLINE_MS);
       return { body: executionOut(execution!) };
@@ -82,7 +82,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     api,
     {
       method: "post",
-      path: "/hooks/:id/executions/:executionId/retry",
+      path: "/hooks/:id/executions/:executionId/retry", conflicts: ["hook_paused"],
       summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
       tag: "hooks",
       capability: "hooks:write",

@@ -65,7 +65,7 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "post", path: "/users", summary: "Create a user in the caller's tenant", tag: "users", capability: "users:manage", body: createUserBody, response: userOutput, status: 201, idempotent: true },
+    { method: "post", path: "/users", conflicts: ["duplicate_email"], summary: "Create a user in the caller's tenant", tag: "users", capability: "users:manage", body: createUserBody, response: userOutput, status: 201, idempotent: true },
     async ({ body, principal, idempotency }) => {
       const { user, replayed } = await callUnary(identity.createUser.bind(identity), { tenantId: principal.tenantId, ...body, idempotency });
       return { body: user, replayed };

@@ -12,7 +12,7 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
     api,
     {
       method: "post",
-      path: "/orders/:id/shipments",
+      path: "/orders/:id/shipments", conflicts: ["order_not_shippable", "duplicate_tracking_number", "order_fully_shipped"],
       summary: "Ship a ready or inProgress order (the first shipment moves a ready order to inProgress)",
       tag: "shipments",
       capability: "shipments:write",
@@ -53,7 +53,7 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
     api,
     {
       method: "post",
-      path: "/shipments/:id/status",
+      path: "/shipments/:id/status", conflicts: ["invalid_status_transition"],
       summary: "Move a shipment to another status (409 invalid_status_transition)",
       tag: "shipments",
       capability: "shipments:write",
@@ -73,7 +73,7 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "post", path: "/shipments/:id/delivery", summary: "Record a shipment's delivery", tag: "shipments", capability: "shipments:write", body: deliveryBody, response: shipmentOutput },
+    { method: "post", path: "/shipments/:id/delivery", conflicts: ["invalid_status_transition"], summary: "Record a shipment's delivery", tag: "shipments", capability: "shipments:write", body: deliveryBody, response: shipmentOutput },
     async ({ body, params, principal }) => {
       const { shipment } = await callUnary(orders.recordDelivery.bind(orders), {
         tenantId: principal.tenantId,

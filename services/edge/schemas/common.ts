@@ -8,10 +8,18 @@ export const decimalAmount = z
   .union([z.string().regex(/^-?\d{1,15}(\.\d+)?$/, "must be a decimal string such as \"12.50\""), z.number().finite()])
   .describe("A decimal amount; a string is exact, numbers are accepted when exact");
 
+const CURRENCY_EXPECTED = "must be a 3-letter ISO 4217 currency code such as EUR";
+
+// abort: a value that is not three capitals gets that one message, not also "unknown code".
 export const currencyCode = z
   .string()
-  .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR")
-  .refine(isCurrency, "unknown ISO 4217 currency code");
+  .regex(/^[A-Z]{3}$/, { message: CURRENCY_EXPECTED, abort: true })
+  .refine(isCurrency, "is not a known ISO 4217 currency code (3 letters, such as EUR)");
+
+/** A calendar date or a date-time with offset; a union's own failure says only "Invalid input". */
+export const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+  error: 'must be an ISO 8601 date such as "2026-12-01" or a date-time with offset such as "2026-12-01T17:00:00Z"',
+});
 
 export const identifier = z.string().min(1).max(100);
 

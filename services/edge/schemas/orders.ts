@@ -1,11 +1,11 @@
 // Orders: request and response schemas.
 import { z } from "zod";
-import { currencyCode, decimalAmount, identifier, pageQuery } from "./common.js";
+import { currencyCode, dateOrDateTime, decimalAmount, identifier, pageQuery } from "./common.js";
 
 export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
 export const orderStatus = z.enum(ORDER_STATUSES);
 
-const dueDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+const dueDate = dateOrDateTime;
 
 export const orderItemInput = z.object({
   productId: identifier,

@@ -99,6 +99,16 @@ export interface CreateProductResponse {
   replayed: boolean;
 }
 
+export interface MissingProductsRequest {
+  tenantId: string;
+  productIds: string[];
+}
+
+export interface MissingProductsResponse {
+  /** In the order asked, without repeats. */
+  productIds: string[];
+}
+
 export interface GetProductRequest {
   tenantId: string;
   id: string;
@@ -1434,6 +1444,172 @@ export const CreateProductResponse: MessageFns<CreateProductResponse> = {
       ? Product.fromPartial(object.product)
       : undefined;
     message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseMissingProductsRequest(): MissingProductsRequest {
+  return { tenantId: "", productIds: [] };
+}
+
+export const MissingProductsRequest: MessageFns<MissingProductsRequest> = {
+  encode(message: MissingProductsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    for (const v of message.productIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MissingProductsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMissingProductsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.productIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MissingProductsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      productIds: globalThis.Array.isArray(object?.productIds)
+        ? object.productIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.product_ids)
+        ? object.product_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: MissingProductsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.productIds?.length) {
+      obj.productIds = message.productIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MissingProductsRequest>, I>>(base?: I): MissingProductsRequest {
+    return MissingProductsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MissingProductsRequest>, I>>(object: I): MissingProductsRequest {
+    const message = createBaseMissingProductsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.productIds = object.productIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseMissingProductsResponse(): MissingProductsResponse {
+  return { productIds: [] };
+}
+
+export const MissingProductsResponse: MessageFns<MissingProductsResponse> = {
+  encode(message: MissingProductsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.productIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MissingProductsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMissingProductsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MissingProductsResponse {
+    return {
+      productIds: globalThis.Array.isArray(object?.productIds)
+        ? object.productIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.product_ids)
+        ? object.product_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: MissingProductsResponse): unknown {
+    const obj: any = {};
+    if (message.productIds?.length) {
+      obj.productIds = message.productIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MissingProductsResponse>, I>>(base?: I): MissingProductsResponse {
+    return MissingProductsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MissingProductsResponse>, I>>(object: I): MissingProductsResponse {
+    const message = createBaseMissingProductsResponse();
+    message.productIds = object.productIds?.map((e) => e) || [];
     return message;
   },
 };
@@ -2925,6 +3101,21 @@ export const InventoryServiceService = {
       Buffer.from(DeleteProductResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteProductResponse => DeleteProductResponse.decode(value),
   },
+  /**
+   * Which of these ids name no live product of the tenant (unknown, deleted or another
+   * tenant's): orders refuses an order for them. One call for every line of an order.
+   */
+  missingProducts: {
+    path: "/waybill.inventory.v1.InventoryService/MissingProducts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MissingProductsRequest): Buffer =>
+      Buffer.from(MissingProductsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MissingProductsRequest => MissingProductsRequest.decode(value),
+    responseSerialize: (value: MissingProductsResponse): Buffer =>
+      Buffer.from(MissingProductsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MissingProductsResponse => MissingProductsResponse.decode(value),
+  },
   /** Stock levels per (product, location), newest product first, then by location. */
   listStockLevels: {
     path: "/waybill.inventory.v1.InventoryService/ListStockLevels" as const,
@@ -2999,6 +3190,11 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   updateProduct: handleUnaryCall<UpdateProductRequest, UpdateProductResponse>;
   /** Soft delete: the product answers NOT_FOUND afterwards and its sku can be used again. */
   deleteProduct: handleUnaryCall<DeleteProductRequest, DeleteProductResponse>;
+  /**
+   * Which of these ids name no live product of the tenant (unknown, deleted or another
+   * tenant's): orders refuses an order for them. One call for every line of an order.
+   */
+  missingProducts: handleUnaryCall<MissingProductsRequest, MissingProductsResponse>;
   /** Stock levels per (product, location), newest product first, then by location. */
   listStockLevels: handleUnaryCall<ListStockLevelsRequest, ListStockLevelsResponse>;
   /**
@@ -3097,6 +3293,25 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteProductResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Which of these ids name no live product of the tenant (unknown, deleted or another
+   * tenant's): orders refuses an order for them. One call for every line of an order.
+   */
+  missingProducts(
+    request: MissingProductsRequest,
+    callback: (error: ServiceError | null, response: MissingProductsResponse) => void,
+  ): ClientUnaryCall;
+  missingProducts(
+    request: MissingProductsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MissingProductsResponse) => void,
+  ): ClientUnaryCall;
+  missingProducts(
+    request: MissingProductsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MissingProductsResponse) => void,
   ): ClientUnaryCall;
   /** Stock levels per (product, location), newest product first, then by location. */
   listStockLevels(
