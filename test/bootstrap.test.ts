@@ -1,8 +1,12 @@
 // First start: tenant `default`, an admin and one api token; never twice.
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadIdentityConfig } from "../services/identity/config.js";
 import { startIdentity } from "../services/identity/service.js";
+import { bootstrapCredentialsText } from "../services/identity/bootstrap-credentials.js";
 import { verifyPassword } from "../services/identity/passwords.js";
 import { hashToken } from "../packages/contracts/identity/tokens.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
@@ -29,7 +33,7 @@ describe("identity bootstrap", () => {
     const token = "api-configured-bootstrap-token-0123456789";
     const config = loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", BOOTSTRAP_API_TOKEN: token, BOOTSTRAP_ADMIN_EMAIL: "ops@example.com", BOOTSTRAP_ADMIN_PASSWORD: "correct horse battery" });
     const printed: string[] = [];
-    const first = await startIdentity(config, { announce: (t) => printed.push(t) });
+    const first = await startIdentity(config, { announce: (result) => void printed.push(bootstrapCredentialsText(result)) });
     await first.stop();
 
     expect(first.bootstrap).toMatchObject({ adminEmail: "ops@example.com" });
@@ -46,7 +50,7 @@ describe("identity bootstrap", () => {
     expect(users[0]).toMatchObject({ email: "ops@example.com", role: "admin" });
     expect(await verifyPassword("correct horse battery", users[0].password_hash)).toBe(true);
 
-    const second = await startIdentity(config, { announce: (t) => printed.push(t) });
+    const second = await startIdentity(config, { announce: (result) => void printed.push(bootstrapCredentialsText(result)) });
     await second.stop();
     expect(second.bootstrap).toBeUndefined();
     expect(printed).toHaveLength(1);
@@ -57,7 +61,7 @@ describe("identity bootstrap", () => {
     env = await createTestEnvironment();
     const config = loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0" });
     const printed: string[] = [];
-    const handle = await startIdentity(config, { announce: (t) => printed.push(t) });
+    const handle = await startIdentity(config, { announce: (result) => void printed.push(bootstrapCredentialsText(result)) });
     await handle.stop();
     const token = handle.bootstrap?.generatedApiToken;
     expect(token).toMatch(/^api-[A-Za-z0-9_-]{43}$/);
@@ -74,6 +78,35 @@ describe("identity bootstrap", () => {
     await Promise.all(handles.map((h) => h.stop()));
     expect(handles.filter((h) => h.bootstrap).length).toBe(1);
     expect(await query(env.databaseUrl, "SELECT count(*)::int AS n FROM identity.tenants")).toEqual([{ n: 1 }]);
+  });
+
+  it("without a terminal to show them on, writes generated credentials to a 0600 file and logs only where", async () => {
+    env = await createTestEnvironment();
+    const dir = await mkdtemp(path.join(os.tmpdir(), "waybill-bootstrap-"));
+    const file = path.join(dir, "credentials");
+    const lines: string[] = [];
+    const capture = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const config = loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", LOG_LEVEL: "info", BOOTSTRAP_CREDENTIALS_FILE: file });
+      const handle = await startIdentity(config);
+      await handle.stop();
+      capture.mockRestore();
+      const { generatedApiToken, generatedAdminPassword } = handle.bootstrap!;
+      const written = await readFile(file, "utf8");
+      expect(written).toContain(generatedApiToken!);
+      expect(written).toContain(generatedAdminPassword!);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const output = lines.join("");
+      expect(output).toContain(file);
+      expect(output).not.toContain(generatedApiToken!);
+      expect(output).not.toContain(generatedAdminPassword!);
+    } finally {
+      capture.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a BOOTSTRAP_API_TOKEN that is not of the form api-<secret>", () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { DEFAULT_BOOTSTRAP_CREDENTIALS_FILE } from "./bootstrap-credentials.js";
 import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
@@ -19,6 +20,8 @@ export const identityConfigSchema = z.object({
   /** How often token use (lastUsedAt) is written behind. */
   TOKEN_USE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(LAST_USED_FLUSH_INTERVAL_MS),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(24 * 3600).default(DEFAULT_SESSION_TTL_SECONDS),
+  /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
+  BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
 });
 
 export type IdentityConfig = Readonly<z.output<typeof identityConfigSchema>>;

@@ -10,6 +10,7 @@ import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
+import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
 import type { IdentityConfig } from "./config.js";
 import { recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
@@ -30,8 +31,12 @@ export interface IdentityHandle extends ServiceHandle {
 }
 
 export interface IdentityDeps {
-  /** Where the one-time bootstrap secrets are printed; standard output by default. */
-  announce?: (text: string) => void;
+  /**
+   * Takes what a first start created, secrets included (the local launcher shows it on its
+   * terminal). Without it, generated secrets go to BOOTSTRAP_CREDENTIALS_FILE (mode 0600) and the
+   * log says only where.
+   */
+  announce?: (result: BootstrapResult) => void | Promise<void>;
 }
 
 export async function startIdentity(config: IdentityConfig, deps: IdentityDeps = {}): Promise<IdentityHandle> {
@@ -43,7 +48,13 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
       adminEmail: config.BOOTSTRAP_ADMIN_EMAIL,
       adminPassword: config.BOOTSTRAP_ADMIN_PASSWORD,
     });
-    if (bootstrap) announceBootstrap(bootstrap, deps.announce ?? ((text) => process.stdout.write(text)));
+    if (bootstrap) {
+      if (deps.announce) await deps.announce(bootstrap);
+      else if (hasGeneratedSecrets(bootstrap)) {
+        await writeCredentialsFile(config.BOOTSTRAP_CREDENTIALS_FILE, bootstrap);
+        logger.warn({ file: config.BOOTSTRAP_CREDENTIALS_FILE, tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail }, "first start: generated credentials written to this file (mode 0600); read them once, then delete it");
+      } else logger.info({ tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail }, "first start: created tenant default with the configured admin and token");
+    }
     // Revocations leave through the outbox (see revocations.ts): the relay retries until
     // JetStream acknowledges them.
     const relay = createOutboxRelay({ pool, bus, schema: IDENTITY_SCHEMA, logger });
@@ -127,10 +138,3 @@ function tokenMessage(token: TokenRecord): TokenMessage {
   };
 }
 
-function announceBootstrap(result: BootstrapResult, announce: (text: string) => void): void {
-  const lines = [`Waybill first start: created tenant "default" (${result.tenantId}) and admin ${result.adminEmail}.`];
-  if (result.generatedAdminPassword) lines.push(`  admin password: ${result.generatedAdminPassword}`);
-  if (result.generatedApiToken) lines.push(`  API token:      ${result.generatedApiToken}`);
-  if (result.generatedAdminPassword || result.generatedApiToken) lines.push("  These are shown only once; keep them now.");
-  announce(`${lines.join("\n")}\n`);
-}

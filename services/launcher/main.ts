@@ -9,6 +9,7 @@ import { DEFAULT_HTTP_PORT, loadEdgeConfig } from "../edge/config.js";
 import { startEdge } from "../edge/service.js";
 import { loadIdentityConfig } from "../identity/config.js";
 import { startIdentity } from "../identity/service.js";
+import { bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } from "../identity/bootstrap-credentials.js";
 import { loadInventoryConfig } from "../inventory/config.js";
 import { startInventory } from "../inventory/service.js";
 import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig } from "../mqtt-gateway/config.js";
@@ -75,7 +76,20 @@ async function main(): Promise<void> {
     const remembered = await readLocalState(dataDir);
     await updateLocalState(dataDir, { databaseUrl });
     const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0", WEBHOOK_SECRET_KEY: webhookSecretKey };
-    const identity = await startIdentity(loadIdentityConfig(env));
+    // Generated first-start credentials: on the terminal the launcher runs in, or (no terminal:
+    // a service manager, CI, a pipe into a log) in a file of the data folder only this user reads.
+    const identity = await startIdentity(loadIdentityConfig(env), {
+      announce: async (result) => {
+        if (process.stdout.isTTY || !hasGeneratedSecrets(result)) {
+          process.stdout.write(hasGeneratedSecrets(result) ? bootstrapCredentialsText(result) : `Waybill first start: created tenant "default" (${result.tenantId}) and admin ${result.adminEmail}.\n`);
+          return;
+        }
+        const file = path.join(dataDir, BOOTSTRAP_CREDENTIALS_FILE_NAME);
+        await writeCredentialsFile(file, result);
+        say(`Waybill first start: created tenant "default" (${result.tenantId}) and admin ${result.adminEmail}.`);
+        say(`  The generated admin password and API token are in ${file} (readable only by you); read them once, then delete it.`);
+      },
+    });
     running.push(identity);
     const inventory = await startInventory(loadInventoryConfig(env));
     running.push(inventory);
@@ -121,6 +135,8 @@ async function main(): Promise<void> {
 }
 
 const BOOTSTRAP_VARIABLES = ["BOOTSTRAP_API_TOKEN", "BOOTSTRAP_ADMIN_EMAIL", "BOOTSTRAP_ADMIN_PASSWORD"] as const;
+/** In the data folder: the first start's generated credentials when there is no terminal to show them on. */
+export const BOOTSTRAP_CREDENTIALS_FILE_NAME = "bootstrap-credentials";
 
 /**
  * What a later start says instead of printing credentials: the bootstrap runs once, on an empty
