@@ -20,7 +20,8 @@ RUN npm ci && npm run build
 
 FROM node:20.19.5-bookworm-slim AS runtime
 WORKDIR /app
-ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production \
+    CONSOLE_DIR=/app/clients/console/dist
 COPY package.json package-lock.json ./
 # Workspace manifests only (npm ci wants them); the clients' built files come from the build stage.
 COPY --from=build /app/clients/sdk/package.json clients/sdk/package.json

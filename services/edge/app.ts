@@ -26,12 +26,15 @@ import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
 import type { SessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { serveConsole } from "./console.js";
 import { docsPage } from "./docs-page.js";
 
 export const OPENAPI_VERSION = "1.0.0";
 const PUBLIC_OPS_PATHS = new Set(["/healthz", "/readyz"]);
 
 export interface AppDeps {
+  /** The built console's folder; absent: no console (tests of the API alone). */
+  consoleDir?: string;
   logger: Logger;
   ops: Ops;
   clients: BackendClients;
@@ -114,6 +117,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   // Open too: the reference rendered from that document, for people.
   app.use(docsPage());
+  if (deps.consoleDir) app.use(serveConsole(deps.consoleDir));
   app.use(open.routes());
   app.use(v1.routes());
   // Not thrown: the router then sets Allow, which problemResponses keeps on the 405 answer.

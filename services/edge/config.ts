@@ -1,3 +1,5 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
 import { parseTrustedProxies } from "./client-address.js";
@@ -17,8 +19,13 @@ export const DEFAULT_EVENT_STREAMS_PER_CREDENTIAL = 5;
 /** How long an event stream reader may leave the write buffer full before it is disconnected. */
 export const DEFAULT_EVENT_STREAM_DRAIN_TIMEOUT_MS = 30_000;
 
+/** The console's build output in this repository (clients/console/dist), from the sources' folder. */
+export const DEFAULT_CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../clients/console/dist");
+
 export const edgeConfigSchema = z.object({
   ...baseConfigShape,
+  /** The built console served at `/` (a 503 page explains how to build it when absent). */
+  CONSOLE_DIR: z.string().min(1).default(DEFAULT_CONSOLE_DIR),
   HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
   /** /healthz, /readyz and /metrics for probes and scrapers; the public port keeps only /healthz and /readyz. */
   OPS_PORT: port.default(DEFAULT_PORTS.edge.ops),

@@ -69,7 +69,10 @@ export function docsPage(): Middleware {
   const cache = new Map<string, Buffer>();
   const asset = async (name: string) => {
     let body = cache.get(name);
-    if (!body) cache.set(name, (body = await readFile(path.join(packageDir, name))));
+    if (!body) {
+      body = await readFile(path.join(packageDir, name));
+      cache.set(name, body);
+    }
     return body;
   };
   return async (ctx, next) => {

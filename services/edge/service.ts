@@ -72,6 +72,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
     rateLimitStore,
     trustedProxies: config.TRUSTED_PROXIES,
+    consoleDir: config.CONSOLE_DIR,
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts

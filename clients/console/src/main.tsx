@@ -1,0 +1,24 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { BrowserRouter } from "react-router";
+import { App } from "./app.js";
+import { SessionProvider } from "./session.js";
+import "./styles.css";
+
+const queries = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } });
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <QueryClientProvider client={queries}>
+      <BrowserRouter>
+        <SessionProvider>
+          <App />
+        </SessionProvider>
+      </BrowserRouter>
+    </QueryClientProvider>
+  </StrictMode>,
+);
+
+// The installed (mobile) app opens its shell without a network; API answers are never cached.
+if ("serviceWorker" in navigator) void navigator.serviceWorker.register("/sw.js").catch(() => {});

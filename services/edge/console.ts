@@ -1,0 +1,106 @@
+// Serves the built console (a static single-page application) at `/`, same origin as /v1, so its
+// session JWT never crosses origins. Hashed assets are cached for good; every page carries a strict
+// Content-Security-Policy; unknown non-API paths answer index.html so client-side routes survive a
+// reload. The edge reads only the built folder, never the console's sources.
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { Middleware } from "koa";
+
+/** Paths the console never answers: the API and its reference. */
+const NOT_CONSOLE = /^\/(?:v1|docs)(?:\/|$)/;
+/** Vite puts content-hashed files here; their names change whenever their content does. */
+const HASHED_ASSETS = "/assets/";
+export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
+/** index.html, the service worker and the manifest must be revalidated, or an update never lands. */
+export const REVALIDATE_CACHE = "no-cache";
+
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": CONSOLE_CSP,
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Opener-Policy": "same-origin",
+};
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".webmanifest": "application/manifest+json",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Waybill console not built</title></head>
+<body><h1>The console has not been built</h1>
+<p>The API answers at <a href="/v1/openapi.json">/v1</a>. To serve the console, run
+<code>npm run build -w @waybill/console</code> (or <code>npm ci</code>, which builds it) and reload.</p>
+</body></html>
+`;
+
+async function fileIn(root: string, urlPath: string): Promise<{ file: string; size: number } | undefined> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  if (decoded.includes("\0")) return undefined;
+  const file = path.resolve(root, `.${path.posix.normalize(decoded)}`);
+  // Refuses anything that resolves outside the folder (../, encoded or not).
+  if (file !== root && !file.startsWith(root + path.sep)) return undefined;
+  const info = await stat(file).catch(() => undefined);
+  return info?.isFile() ? { file, size: info.size } : undefined;
+}
+
+export function serveConsole(consoleDir: string): Middleware {
+  const root = path.resolve(consoleDir);
+  const index = path.join(root, "index.html");
+  return async (ctx, next) => {
+    if ((ctx.method !== "GET" && ctx.method !== "HEAD") || NOT_CONSOLE.test(ctx.path)) return next();
+    const indexInfo = await stat(index).catch(() => undefined);
+    if (!indexInfo?.isFile()) {
+      ctx.status = 503;
+      ctx.set("Retry-After", "60");
+      ctx.set("Cache-Control", "no-store");
+      ctx.set(SECURITY_HEADERS);
+      ctx.type = "text/html; charset=utf-8";
+      ctx.body = NOT_BUILT_PAGE;
+      return;
+    }
+    const found = ctx.path === "/" ? undefined : await fileIn(root, ctx.path);
+    if (!found && (ctx.path.startsWith(HASHED_ASSETS) || path.posix.extname(ctx.path) !== "")) {
+      // A missing file is a 404, never index.html: a stale page asking for an old chunk must fail
+      // loudly instead of parsing HTML as JavaScript.
+      return next();
+    }
+    const { file, size } = found ?? { file: index, size: indexInfo.size };
+    ctx.status = 200;
+    ctx.set(SECURITY_HEADERS);
+    ctx.set("Cache-Control", found && ctx.path.startsWith(HASHED_ASSETS) ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
+    ctx.type = CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream";
+    ctx.length = size;
+    ctx.body = ctx.method === "HEAD" ? null : createReadStream(file);
+  };
+}
