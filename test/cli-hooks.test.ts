@@ -14,6 +14,7 @@ import { eventually } from "./support/http.js";
 let stack: Stack;
 let cli: Cli;
 let customerId: string;
+let productId: string;
 const receivers: TestReceiver[] = [];
 
 beforeAll(async () => {
@@ -22,6 +23,7 @@ beforeAll(async () => {
   const login = await cli.run(["login", "--token", stack.token]);
   expect(login.code, login.stderr).toBe(0);
   customerId = (await cli.json(["customers", "create", "--name", "Hook Tester"])).id;
+  productId = (await cli.json(["products", "create", "--sku", `HOOK-${Date.now()}`, "--name", "Hook product"])).id;
 });
 
 afterAll(async () => {
@@ -38,7 +40,7 @@ async function receiver(): Promise<TestReceiver> {
 
 /** Creates an order through the CLI (from standard input) and answers its id. */
 async function createOrder(): Promise<string> {
-  const order = { shortId: `CLI-${Math.random().toString(36).slice(2, 10)}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "4.20" }] };
+  const order = { shortId: `CLI-${Math.random().toString(36).slice(2, 10)}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "4.20" }] };
   const created = await cli.json(["orders", "create", "--file", "-"], { input: JSON.stringify(order) });
   return created.id;
 }

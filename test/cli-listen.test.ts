@@ -4,7 +4,7 @@
 // events it missed, none twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../services/receiver/verify.js";
-import { client, createCustomer, createOrder, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { createCli, type Cli } from "./support/cli.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -16,6 +16,7 @@ let proxy: TcpProxy;
 let cli: Cli;
 let call: Call;
 let customerId: string;
+let productId: string;
 const receivers: TestReceiver[] = [];
 
 beforeAll(async () => {
@@ -25,6 +26,7 @@ beforeAll(async () => {
   cli = await createCli({ WAYBILL_URL: `http://${proxy.address}`, WAYBILL_TOKEN: stack.token });
   call = client(stack);
   customerId = await createCustomer(call);
+  productId = await createStockedProduct(call, 0);
 });
 
 afterAll(async () => {
@@ -40,7 +42,7 @@ async function receiver(): Promise<TestReceiver> {
   return started;
 }
 
-const newOrder = async () => (await createOrder(call, customerId, [{ productId: "prd_01jc0000000000000000000001", quantity: 1 }])).id as string;
+const newOrder = async () => (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id as string;
 
 describe("waybill listen", () => {
   it("prints its signing secret on the first line", async () => {

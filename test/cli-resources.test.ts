@@ -134,8 +134,9 @@ describe("waybill orders, products, inventory, customers", () => {
 
   it("exits 1 with the problem's code when the API refuses, and leaves the order as it was", async () => {
     const customer = await cli.json(["customers", "create", "--name", "Refused"]);
+    const product = await cli.json(["products", "create", "--sku", `REF-${unique()}`, "--name", "Refused product"]);
     const order = await cli.json(["orders", "create", "--file", "-"], {
-      input: JSON.stringify({ shortId: `ORD-${unique()}`, customerId: customer.id, currency: "EUR", orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "1.00" }] }),
+      input: JSON.stringify({ shortId: `ORD-${unique()}`, customerId: customer.id, currency: "EUR", orderItems: [{ productId: product.id, quantity: 1, price: "1.00" }] }),
     });
     const refused = await cli.run(["orders", "status", order.id, "completed"]);
     expect(refused.code).toBe(1);

@@ -9,7 +9,7 @@ export const deliveryMessage = z.object({
   deliveryId: z.string().min(1),
   tenantId: z.string().min(1),
   hookId: z.string().min(1),
-  trigger: z.enum(["event", "manual"]),
+  trigger: z.enum(["event", "manual", "recover"]),
   eventId: z.string().min(1),
   eventKind: z.string().min(1),
   /** The event's `time` (fan-out sets it, so it need not be parsed out of eventJson). */
@@ -27,6 +27,14 @@ export function fanOutDeliveryId(eventId: string, hookId: string): string {
 /** A manual re-delivery: a new delivery each time it is asked for. */
 export function manualDeliveryId(eventId: string, hookId: string): string {
   return `${eventId}:${hookId}:manual:${newId("req").slice(4)}`;
+}
+
+/**
+ * A recovery's delivery of an event: one per event and hook, so recovering the same window again
+ * while the first is still queued publishes nothing new (the outbox and JetStream drop the copy).
+ */
+export function recoverDeliveryId(eventId: string, hookId: string): string {
+  return `${eventId}:${hookId}:recover`;
 }
 
 export function parseDeliveryMessage(data: string): DeliveryMessage {

@@ -24,7 +24,7 @@ export type AttemptOutcome =
   | { kind: "attempted"; execution: Execution; retryInMs: number | null; receiverFault: boolean };
 
 /** A delivery to attempt: a DELIVERIES message, or a test delivery (one attempt, never retried). */
-export type Delivery = Omit<DeliveryMessage, "trigger"> & { trigger: "event" | "manual" | "test" };
+export type Delivery = Omit<DeliveryMessage, "trigger"> & { trigger: "event" | "manual" | "recover" | "test" };
 
 export interface DelivererDeps {
   db: Pool;

@@ -7,7 +7,7 @@ import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { hookNotFound, isHookId } from "./hooks.js";
 import type { SendResult } from "./sender.js";
 
-export type Trigger = "event" | "retry" | "test" | "manual";
+export type Trigger = "event" | "retry" | "test" | "manual" | "recover";
 
 export interface Execution {
   id: string;

@@ -11,6 +11,7 @@ import { listEvents } from "./event-log.js";
 import { listExecutions, type Execution } from "./executions.js";
 import type { HookUrlCheck } from "./hook-address.js";
 import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
+import { recoverHook } from "./recover.js";
 import { retryExecution } from "./redelivery.js";
 import type { SecretBox } from "./secrets.js";
 import { testHook } from "./test-delivery.js";
@@ -56,6 +57,7 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       await retryExecution(deps, request.tenantId, request.hookId, request.executionId);
       return {};
     }),
+    recoverHook: unary(logger, async (request) => recoverHook(deps, request.tenantId, request.hookId, { since: request.since, until: request.until || undefined })),
   };
 }
 

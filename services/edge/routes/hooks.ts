@@ -5,7 +5,7 @@ import { callUnary } from "../../platform/grpc.js";
 import { nullsFor } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
-import { createdHookOutput, createHookBody, executionOutput, hookOutput, rotatedSecretOutput, updateHookBody } from "../schemas/hooks.js";
+import { createdHookOutput, createHookBody, executionOutput, hookOutput, recoverHookBody, recoverHookOutput, rotatedSecretOutput, updateHookBody } from "../schemas/hooks.js";
 
 /** A test delivery waits for the receiver (at most the dispatcher's longest timeout) before it answers. */
 export const HOOK_TEST_DEADLINE_MS = MAX_WEBHOOK_TIMEOUT_MS + 15_000;
@@ -91,6 +91,24 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     async ({ params, principal }) => {
       await callUnary(dispatcher.retryExecution.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, executionId: params.executionId });
       return {};
+    },
+  );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/hooks/:id/recover",
+      conflicts: ["hook_paused", "recovery_in_progress"],
+      summary: "Redeliver every event of the hook's kind in [since, until) that never reached it with success (trigger recover; at most 10 000 a call)",
+      tag: "hooks",
+      capability: "hooks:write",
+      status: 202,
+      body: recoverHookBody,
+      response: recoverHookOutput,
+    },
+    async ({ params, body, principal }) => {
+      const answer = await callUnary(dispatcher.recoverHook.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, since: body.since, until: body.until ?? "" });
+      return { status: 202, body: { queued: answer.queued, truncated: answer.truncated } };
     },
   );
 }

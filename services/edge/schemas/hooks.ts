@@ -17,6 +17,16 @@ const status = z.enum(HOOK_STATUSES).describe("A paused hook receives nothing; e
 
 export const createHookBody = z.object({ name, url, on }).strict();
 
+const instant = z.iso.datetime({ offset: true, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" });
+export const recoverHookBody = z
+  .object({ since: instant, until: instant.optional().describe("the end of the window (exclusive); now when absent") })
+  .strict()
+  .refine((b) => !b.until || Date.parse(b.since) < Date.parse(b.until), { message: "since must be before until", path: ["since"] });
+export const recoverHookOutput = z.object({
+  queued: z.number().int().describe("events queued for redelivery"),
+  truncated: z.boolean().describe("more events than one call queues were in the window: recover again from the last one"),
+});
+
 export const updateHookBody = z
   .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional() })
   .strict()

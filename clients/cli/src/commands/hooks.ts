@@ -222,6 +222,27 @@ export function registerHooks(program: Command): void {
 
   examples(
     hooks
+      .command("recover")
+      .description("After an outage at the receiver: redeliver every event of the hook's kind since a time that never reached it")
+      .argument("<id>", "hook id")
+      .requiredOption("--since <time>", "start of the window, ISO 8601 (e.g. 2026-11-23T08:00:00Z)")
+      .option("--until <time>", "end of the window, ISO 8601 (default: now)")
+      .action(
+        action(async (context, id: string, options: { since: string; until?: string }) => {
+          const { data } = await context.wait(
+            "Queueing the recovery",
+            context.api().POST("/hooks/{id}/recover", { params: { path: { id } }, body: { since: options.since, ...(options.until ? { until: options.until } : {}) } }),
+          );
+          const more = data!.truncated ? " More remain in the window: run it again from the last one delivered." : "";
+          context.print.result(`${context.print.c.green("✓")} ${data!.queued} events queued for redelivery; watch them with \`waybill hooks executions ${id}\`.${more}`, { hookId: id, ...data });
+        }),
+      ),
+    "waybill hooks recover hook_01j… --since 2026-11-23T08:00:00Z",
+    "waybill hooks recover hook_01j… --since 2026-11-23T08:00:00Z --until 2026-11-23T12:00:00Z --json",
+  );
+
+  examples(
+    hooks
       .command("delete")
       .description("Delete a hook (asks first on a terminal)")
       .argument("<id>", "hook id")

@@ -25,7 +25,11 @@ export default function Webhook() {
   const rotate = useMutation({ mutationFn: async () => (await api.POST("/hooks/{id}/rotate", path)).data!, onSuccess: (r) => setSecret(r.secret) });
   const test = useMutation({ mutationFn: async () => (await api.POST("/hooks/{id}/test", path)).data!, onSuccess: refresh });
   const retry = useMutation({ mutationFn: async (executionId: string) => api.POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } } }), onSuccess: () => setTimeout(refresh, 500) });
-  const failure = status.error ?? rotate.error ?? test.error ?? retry.error;
+  const recover = useMutation({
+    mutationFn: async (since: string) => (await api.POST("/hooks/{id}/recover", { ...path, body: { since } })).data!,
+    onSuccess: () => setTimeout(refresh, 500),
+  });
+  const failure = status.error ?? rotate.error ?? test.error ?? retry.error ?? recover.error;
   return (
     <QueryView query={hook} what="the webhook">
       {(h) => (
@@ -62,6 +66,27 @@ export default function Webhook() {
               {test.isPending ? "Sending test…" : "Send test"}
             </button>
           </div>
+          <form
+            className="inline-form"
+            aria-label="Recover missed events"
+            onSubmit={(event) => {
+              event.preventDefault();
+              recover.mutate(new Date(String(new FormData(event.currentTarget).get("since"))).toISOString());
+            }}
+          >
+            <label>
+              Redeliver what failed since
+              <input name="since" type="datetime-local" required />
+            </label>
+            <button type="submit" disabled={recover.isPending}>
+              Recover
+            </button>
+          </form>
+          {recover.data && (
+            <p className="notice" role="status">
+              {recover.data.queued} events queued for redelivery{recover.data.truncated ? "; more remain in the window" : ""}.
+            </p>
+          )}
           {failure && <ErrorState error={failure} />}
           {secret && <SecretOnce label="New signing secret" value={secret} />}
           {test.data && (

@@ -186,6 +186,21 @@ export interface RetryExecutionRequest {
 export interface RetryExecutionResponse {
 }
 
+export interface RecoverHookRequest {
+  tenantId: string;
+  hookId: string;
+  /** ISO 8601 date-times. */
+  since: string;
+  until: string;
+}
+
+export interface RecoverHookResponse {
+  /** Events queued for redelivery. */
+  queued: number;
+  /** True when more events than one call queues were in the window: call again from the last one. */
+  truncated: boolean;
+}
+
 function createBaseListEventsRequest(): ListEventsRequest {
   return { tenantId: "", kind: undefined, after: undefined, limit: 0, cursor: undefined };
 }
@@ -2817,6 +2832,216 @@ export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
   },
 };
 
+function createBaseRecoverHookRequest(): RecoverHookRequest {
+  return { tenantId: "", hookId: "", since: "", until: "" };
+}
+
+export const RecoverHookRequest: MessageFns<RecoverHookRequest> = {
+  encode(message: RecoverHookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.hookId !== "") {
+      writer.uint32(18).string(message.hookId);
+    }
+    if (message.since !== "") {
+      writer.uint32(26).string(message.since);
+    }
+    if (message.until !== "") {
+      writer.uint32(34).string(message.until);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverHookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverHookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.hookId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.since = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.until = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverHookRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      hookId: isSet(object.hookId)
+        ? globalThis.String(object.hookId)
+        : isSet(object.hook_id)
+        ? globalThis.String(object.hook_id)
+        : "",
+      since: isSet(object.since) ? globalThis.String(object.since) : "",
+      until: isSet(object.until) ? globalThis.String(object.until) : "",
+    };
+  },
+
+  toJSON(message: RecoverHookRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.hookId !== "") {
+      obj.hookId = message.hookId;
+    }
+    if (message.since !== "") {
+      obj.since = message.since;
+    }
+    if (message.until !== "") {
+      obj.until = message.until;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverHookRequest>, I>>(base?: I): RecoverHookRequest {
+    return RecoverHookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverHookRequest>, I>>(object: I): RecoverHookRequest {
+    const message = createBaseRecoverHookRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.hookId = object.hookId ?? "";
+    message.since = object.since ?? "";
+    message.until = object.until ?? "";
+    return message;
+  },
+};
+
+function createBaseRecoverHookResponse(): RecoverHookResponse {
+  return { queued: 0, truncated: false };
+}
+
+export const RecoverHookResponse: MessageFns<RecoverHookResponse> = {
+  encode(message: RecoverHookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.queued !== 0) {
+      writer.uint32(8).int32(message.queued);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(16).bool(message.truncated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecoverHookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecoverHookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.queued = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.truncated = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecoverHookResponse {
+    return {
+      queued: isSet(object.queued) ? globalThis.Number(object.queued) : 0,
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+    };
+  },
+
+  toJSON(message: RecoverHookResponse): unknown {
+    const obj: any = {};
+    if (message.queued !== 0) {
+      obj.queued = Math.round(message.queued);
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecoverHookResponse>, I>>(base?: I): RecoverHookResponse {
+    return RecoverHookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecoverHookResponse>, I>>(object: I): RecoverHookResponse {
+    const message = createBaseRecoverHookResponse();
+    message.queued = object.queued ?? 0;
+    message.truncated = object.truncated ?? false;
+    return message;
+  },
+};
+
 /** The dispatcher owns hooks, deliveries and the tenant's event log. */
 export type DispatcherServiceService = typeof DispatcherServiceService;
 export const DispatcherServiceService = {
@@ -2928,6 +3153,19 @@ export const DispatcherServiceService = {
       Buffer.from(RetryExecutionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RetryExecutionResponse => RetryExecutionResponse.decode(value),
   },
+  /**
+   * Queues every event of the hook's kind in [since, until) whose delivery to the hook never
+   * succeeded (trigger "recover"); FAILED_PRECONDITION / recovery_in_progress while another runs.
+   */
+  recoverHook: {
+    path: "/waybill.dispatcher.v1.DispatcherService/RecoverHook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecoverHookRequest): Buffer => Buffer.from(RecoverHookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecoverHookRequest => RecoverHookRequest.decode(value),
+    responseSerialize: (value: RecoverHookResponse): Buffer => Buffer.from(RecoverHookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecoverHookResponse => RecoverHookResponse.decode(value),
+  },
 } as const;
 
 export interface DispatcherServiceServer extends UntypedServiceImplementation {
@@ -2953,6 +3191,11 @@ export interface DispatcherServiceServer extends UntypedServiceImplementation {
   listExecutions: handleUnaryCall<ListExecutionsRequest, ListExecutionsResponse>;
   /** Queues the event of an execution for one more delivery now (trigger "manual"). */
   retryExecution: handleUnaryCall<RetryExecutionRequest, RetryExecutionResponse>;
+  /**
+   * Queues every event of the hook's kind in [since, until) whose delivery to the hook never
+   * succeeded (trigger "recover"); FAILED_PRECONDITION / recovery_in_progress while another runs.
+   */
+  recoverHook: handleUnaryCall<RecoverHookRequest, RecoverHookResponse>;
 }
 
 export interface DispatcherServiceClient extends Client {
@@ -3117,6 +3360,25 @@ export interface DispatcherServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryExecutionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Queues every event of the hook's kind in [since, until) whose delivery to the hook never
+   * succeeded (trigger "recover"); FAILED_PRECONDITION / recovery_in_progress while another runs.
+   */
+  recoverHook(
+    request: RecoverHookRequest,
+    callback: (error: ServiceError | null, response: RecoverHookResponse) => void,
+  ): ClientUnaryCall;
+  recoverHook(
+    request: RecoverHookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecoverHookResponse) => void,
+  ): ClientUnaryCall;
+  recoverHook(
+    request: RecoverHookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecoverHookResponse) => void,
   ): ClientUnaryCall;
 }
 
