@@ -90,8 +90,8 @@ describe("console", () => {
     expect((await fetch(`${stack.edge.url}/sw.js`)).status).toBe(200);
     expect((await fetch(`${stack.edge.url}/v1/orders`)).status).toBe(401); // the API is not shadowed
     expect((await fetch(`${stack.edge.url}/assets/gone-1234.js`)).status).toBe(404); // never index.html for a missing chunk
-    const escape = await fetch(`${stack.edge.url}/%2e%2e/%2e%2e/package.json`);
-    expect(await escape.text()).not.toContain('"workspaces"'); // nothing outside the built folder
+    const outside = await fetch(`${stack.edge.url}/%2e%2e/%2e%2e/package.json`);
+    expect(await outside.text()).not.toContain('"workspaces"'); // nothing outside the built folder
   });
 
   it("on a desktop: sign in, a token shown once, a webhook with its secret, a test delivery, an order changing, pause, every screen accessible, sign out", async () => {
