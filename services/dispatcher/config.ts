@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { parseDuration } from "../platform/duration.js";
+import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
 import { SECRET_KEY_BYTES } from "./secrets.js";
 import { MAX_WEBHOOK_TIMEOUT_MS } from "../../packages/contracts/limits/hooks.js";
@@ -15,6 +17,15 @@ const secretKey = z
   .refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
     message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
   });
+
+const duration = z.string().transform((value, ctx) => {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 const retrySchedule = z.string().transform((value, ctx) => {
   try {
@@ -43,6 +54,8 @@ export const dispatcherConfigSchema = z
      * Ack wait of the dispatcher's EVENTS and DELIVERIES consumers: after a crash, what it had taken
      * is redelivered this much later. Held messages get heartbeats, so it bounds no delivery's length.
      */
+    /** A hook whose every attempt failed this long is paused by the system (milliseconds once parsed). */
+    WEBHOOK_DISABLE_AFTER: duration.default(DEFAULT_WEBHOOK_DISABLE_AFTER_MS),
     DISPATCHER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_DISPATCHER_ACK_WAIT_MS),
   })
   .refine((config) => config.NODE_ENV !== "production" || config.WEBHOOK_SECRET_KEY !== undefined, {

@@ -111,12 +111,16 @@ export async function recordExecutions(db: Queryable, attempts: NewExecution[]):
          requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
          error text, next_attempt_at timestamptz)
      ), totals AS (
-       SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at FROM input GROUP BY tenant_id, hook_id
+       SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at,
+              min(requested_at) FILTER (WHERE ok = 0) AS first_failed_at
+         FROM input GROUP BY tenant_id, hook_id
      ), locked AS (
        SELECT h.id FROM hooks h JOIN totals t ON t.tenant_id = h.tenant_id AND t.hook_id = h.id ORDER BY h.id FOR NO KEY UPDATE OF h
      ), counted AS (
        UPDATE hooks h SET success_count = h.success_count + t.ok, error_count = h.error_count + t.failed,
-              last_run_at = GREATEST(COALESCE(h.last_run_at, t.last_run_at), t.last_run_at)
+              last_run_at = GREATEST(COALESCE(h.last_run_at, t.last_run_at), t.last_run_at),
+              -- Since when every attempt has failed: a success ends the streak (auto-disable.ts).
+              failing_since = CASE WHEN t.ok > 0 THEN NULL ELSE COALESCE(h.failing_since, t.first_failed_at) END
          FROM totals t, locked l
         WHERE l.id = h.id AND t.hook_id = h.id AND t.tenant_id = h.tenant_id
        RETURNING h.id

@@ -62,7 +62,7 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
 }
 
 function hookMessage(hook: Hook): HookMessage {
-  return { ...hook, lastRunAt: hook.lastRunAt ?? undefined };
+  return { ...hook, lastRunAt: hook.lastRunAt ?? undefined, disabledReason: hook.disabledReason ?? undefined };
 }
 
 function executionMessage(execution: Execution): ExecutionMessage {

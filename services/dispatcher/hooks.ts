@@ -26,6 +26,8 @@ export interface Hook {
   successCount: number;
   errorCount: number;
   lastRunAt: string | null;
+  /** Set when the system paused the hook because every delivery failed for too long. */
+  disabledReason: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +50,8 @@ export interface HookRow {
   success_count: string;
   error_count: string;
   last_run_at: Date | null;
+  failing_since: Date | null;
+  disabled_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -62,6 +66,7 @@ export function hookFromRow(row: HookRow): Hook {
     successCount: Number(row.success_count),
     errorCount: Number(row.error_count),
     lastRunAt: row.last_run_at?.toISOString() ?? null,
+    disabledReason: row.disabled_reason,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -159,7 +164,10 @@ export async function updateHook(db: Queryable, tenantId: string, id: string, ch
   const { rows } = await db.query<HookRow>(
     `UPDATE hooks SET name = COALESCE($3, name), url = COALESCE($4, url), on_kind = COALESCE($5, on_kind),
             status = COALESCE($6, status),
-            active_since = CASE WHEN status = 'paused' AND $6 = 'active' THEN now() ELSE active_since END, updated_at = now()
+            active_since = CASE WHEN status = 'paused' AND $6 = 'active' THEN now() ELSE active_since END,
+            -- A resume starts afresh: the reason of an automatic pause and the failing streak go.
+            disabled_reason = CASE WHEN $6 = 'active' THEN NULL ELSE disabled_reason END,
+            failing_since = CASE WHEN $6 = 'active' THEN NULL ELSE failing_since END, updated_at = now()
       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
     [tenantId, id, changes.name ?? null, changes.url ?? null, changes.on ?? null, changes.status ?? null],
   );

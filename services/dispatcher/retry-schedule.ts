@@ -1,6 +1,7 @@
 // When to try a failed delivery again: the configured schedule (WEBHOOK_RETRY_SCHEDULE), ±20 %
 // jitter so that receivers coming back are not hit by every retry at once, and Retry-After on
 // 429/503 honoured as far as the jitter band of that step allows.
+import { parseDuration } from "../platform/duration.js";
 
 export const DEFAULT_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 export const RETRY_JITTER = 0.2;
@@ -8,17 +9,13 @@ export const RETRY_JITTER = 0.2;
 export const MAX_RETRY_STEP_MS = 7 * 24 * 60 * 60 * 1000;
 export const MAX_RETRY_STEPS = 50;
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-const STEP = /^(\d{1,10})(ms|s|m|h)$/;
 
 /** Parses "5s,5m,30m" into milliseconds; throws with a readable message. */
 export function parseRetrySchedule(text: string): number[] {
   const parts = text.split(",").map((p) => p.trim());
   if (parts.length > MAX_RETRY_STEPS) throw new Error(`at most ${MAX_RETRY_STEPS} steps`);
   return parts.map((part) => {
-    const match = STEP.exec(part);
-    if (!match) throw new Error(`"${part}" is not a delay such as 500ms, 5s, 5m or 2h`);
-    const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+    const ms = parseDuration(part);
     if (ms > MAX_RETRY_STEP_MS) throw new Error(`"${part}" is longer than a week`);
     return ms;
   });

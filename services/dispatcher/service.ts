@@ -10,6 +10,7 @@ import { createPool } from "../platform/db.js";
 import { startGrpcServer } from "../platform/grpc.js";
 import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
 import { createOutboxRelay } from "../platform/outbox.js";
+import { startAutoDisable } from "./auto-disable.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
@@ -79,6 +80,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
+    runtime.defer(startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER }));
 
     const takeEvent = createEventIntake({ pool, topology: bus.topology });
     const events = await startConsumer({

@@ -1014,6 +1014,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.disabled: delivered to every active hook whose `on` is webhook.disabled
+         * @description A signed POST of the event as JSON. Answer 2xx within the hook timeout (30 s by default), then work; anything else is a failed attempt, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.
+         */
+        post: operations["webhook-webhook-disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -1382,6 +1402,20 @@ export type components = {
             transactionId: string;
             hookId: string;
         };
+        WebhookDisabledEvent: {
+            id: string;
+            /** @constant */
+            kind: "webhook.disabled";
+            /** Format: date-time */
+            time: string;
+            transactionId: string;
+            hookId: string;
+            name: string;
+            url: string;
+            disabledReason: string;
+            /** Format: date-time */
+            failingSince: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1414,6 +1448,7 @@ export type SchemaDeviceReadingEvent = components['schemas']['DeviceReadingEvent
 export type SchemaDeviceConnectedEvent = components['schemas']['DeviceConnectedEvent'];
 export type SchemaDeviceDisconnectedEvent = components['schemas']['DeviceDisconnectedEvent'];
 export type SchemaWebhookTestEvent = components['schemas']['WebhookTestEvent'];
+export type SchemaWebhookDisabledEvent = components['schemas']['WebhookDisabledEvent'];
 export type $defs = Record<string, never>;
 export interface operations {
     postAuthLogin: {
@@ -4035,7 +4070,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                kind?: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test";
+                kind?: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test" | "webhook.disabled";
                 after?: string;
             };
             header?: {
@@ -4220,6 +4255,8 @@ export interface operations {
                             errorCount: number;
                             /** @description Time of the last attempt */
                             lastRunAt: string | null;
+                            /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
+                            disabledReason: string | null;
                             createdAt: string;
                             updatedAt: string;
                         }[];
@@ -4296,7 +4333,7 @@ export interface operations {
                      * @description The event kind this hook receives (GET /event-kinds)
                      * @enum {string}
                      */
-                    on: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test";
+                    on: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test" | "webhook.disabled";
                 };
             };
         };
@@ -4320,6 +4357,8 @@ export interface operations {
                         errorCount: number;
                         /** @description Time of the last attempt */
                         lastRunAt: string | null;
+                        /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
+                        disabledReason: string | null;
                         createdAt: string;
                         updatedAt: string;
                         /** @description "whsec_" + base64; shown only in this answer. Signs X-Service-Signature. */
@@ -4444,6 +4483,8 @@ export interface operations {
                         errorCount: number;
                         /** @description Time of the last attempt */
                         lastRunAt: string | null;
+                        /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
+                        disabledReason: string | null;
                         createdAt: string;
                         updatedAt: string;
                     };
@@ -4527,7 +4568,7 @@ export interface operations {
                      * @description The event kind this hook receives (GET /event-kinds)
                      * @enum {string}
                      */
-                    on?: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test";
+                    on?: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test" | "webhook.disabled";
                     /**
                      * @description A paused hook receives nothing; events meanwhile are not queued for it
                      * @enum {string}
@@ -4556,6 +4597,8 @@ export interface operations {
                         errorCount: number;
                         /** @description Time of the last attempt */
                         lastRunAt: string | null;
+                        /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
+                        disabledReason: string | null;
                         createdAt: string;
                         updatedAt: string;
                     };
@@ -6882,6 +6925,41 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within the timeout: a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-webhook-disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The hook this delivery is for. */
+                "X-Service-Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex>`: v1 is HMAC-SHA256 keyed with the hook's whole secret (`whsec_…` as UTF-8) over `<t>.<raw body>`. Verify over the raw bytes before parsing, in constant time, and refuse a `t` more than 300 s from now. Stripe's SDK verifies it unchanged. */
+                "X-Service-Signature": string;
+                "User-Agent"?: "Waybill-Webhooks/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDisabledEvent"];
             };
         };
         responses: {

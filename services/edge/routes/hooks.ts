@@ -114,7 +114,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
 }
 
 function hookOut(hook: Hook) {
-  return nullsFor(hook, ["lastRunAt"]);
+  return nullsFor(hook, ["lastRunAt", "disabledReason"]);
 }
 
 function executionOut(execution: Execution) {

@@ -28,6 +28,7 @@ const EMITTED_WHEN: Record<EventKind, string> = {
   "device.connected": "A device connected to the MQTT gateway.",
   "device.disconnected": "A device's MQTT session ended (or its gateway replica stopped renewing its presence).",
   "webhook.test": "`POST /v1/hooks/{id}/test` was called; delivered only to that hook, never to the event log.",
+  "webhook.disabled": "Waybill paused a hook because every delivery to it failed for `WEBHOOK_DISABLE_AFTER` (5 days by default); `disabledReason` says since when. Resume it to deliver again.",
 };
 
 type JsonSchema = { type?: string | string[]; enum?: unknown[]; const?: unknown; items?: JsonSchema; anyOf?: JsonSchema[]; properties?: Record<string, JsonSchema>; format?: string; pattern?: string; additionalProperties?: unknown };

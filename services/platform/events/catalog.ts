@@ -95,6 +95,7 @@ export const EVENT_PAYLOADS = {
   "device.connected": z.object({ deviceId: z.string(), tokenId: id }),
   "device.disconnected": z.object({ deviceId: z.string(), tokenId: id }),
   "webhook.test": z.object({ hookId: id }),
+  "webhook.disabled": z.object({ hookId: id, name: z.string(), url: z.string(), disabledReason: z.string(), failingSince: timestamp }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_PAYLOADS;

@@ -56,6 +56,8 @@ export interface Hook {
   lastRunAt?: string | undefined;
   createdAt: string;
   updatedAt: string;
+  /** Why Waybill paused the hook (every delivery failing for WEBHOOK_DISABLE_AFTER); absent otherwise. */
+  disabledReason?: string | undefined;
 }
 
 export interface CreateHookRequest {
@@ -443,6 +445,7 @@ function createBaseHook(): Hook {
     lastRunAt: undefined,
     createdAt: "",
     updatedAt: "",
+    disabledReason: undefined,
   };
 }
 
@@ -477,6 +480,9 @@ export const Hook: MessageFns<Hook> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(82).string(message.updatedAt);
+    }
+    if (message.disabledReason !== undefined) {
+      writer.uint32(90).string(message.disabledReason);
     }
     return writer;
   },
@@ -574,6 +580,14 @@ export const Hook: MessageFns<Hook> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.disabledReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -618,6 +632,11 @@ export const Hook: MessageFns<Hook> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      disabledReason: isSet(object.disabledReason)
+        ? globalThis.String(object.disabledReason)
+        : isSet(object.disabled_reason)
+        ? globalThis.String(object.disabled_reason)
+        : undefined,
     };
   },
 
@@ -653,6 +672,9 @@ export const Hook: MessageFns<Hook> = {
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
     }
+    if (message.disabledReason !== undefined) {
+      obj.disabledReason = message.disabledReason;
+    }
     return obj;
   },
 
@@ -671,6 +693,7 @@ export const Hook: MessageFns<Hook> = {
     message.lastRunAt = object.lastRunAt ?? undefined;
     message.createdAt = object.createdAt ?? "";
     message.updatedAt = object.updatedAt ?? "";
+    message.disabledReason = object.disabledReason ?? undefined;
     return message;
   },
 };
