@@ -2,6 +2,7 @@ import { z } from "zod";
 import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
 import { parseDuration } from "../platform/duration.js";
 import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
+import { DEFAULT_RETENTION_EVENTS_MS, DEFAULT_RETENTION_EXECUTIONS_MS, DEFAULT_RETENTION_TEST_EVENTS_MS } from "./retention.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
 import { SECRET_KEY_BYTES } from "./secrets.js";
 import { MAX_WEBHOOK_TIMEOUT_MS } from "../../packages/contracts/limits/hooks.js";
@@ -56,6 +57,10 @@ export const dispatcherConfigSchema = z
      */
     /** A hook whose every attempt failed this long is paused by the system (milliseconds once parsed). */
     WEBHOOK_DISABLE_AFTER: duration.default(DEFAULT_WEBHOOK_DISABLE_AFTER_MS),
+    /** How long the event log, execution records and test events are kept (milliseconds once parsed). */
+    RETENTION_EVENTS: duration.default(DEFAULT_RETENTION_EVENTS_MS),
+    RETENTION_EXECUTIONS: duration.default(DEFAULT_RETENTION_EXECUTIONS_MS),
+    RETENTION_TEST_EVENTS: duration.default(DEFAULT_RETENTION_TEST_EVENTS_MS),
     DISPATCHER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_DISPATCHER_ACK_WAIT_MS),
   })
   .refine((config) => config.NODE_ENV !== "production" || config.WEBHOOK_SECRET_KEY !== undefined, {

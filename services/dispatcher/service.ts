@@ -11,6 +11,7 @@ import { startGrpcServer } from "../platform/grpc.js";
 import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
 import { createOutboxRelay } from "../platform/outbox.js";
 import { startAutoDisable } from "./auto-disable.js";
+import { startRetention } from "./retention.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
@@ -81,6 +82,14 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     await relay.start();
     runtime.defer(relay.stop);
     runtime.defer(startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER }));
+    runtime.defer(
+      startRetention({
+        pool,
+        logger,
+        registry: runtime.ops.registry,
+        periods: { eventsMs: config.RETENTION_EVENTS, executionsMs: config.RETENTION_EXECUTIONS, testEventsMs: config.RETENTION_TEST_EVENTS },
+      }),
+    );
 
     const takeEvent = createEventIntake({ pool, topology: bus.topology });
     const events = await startConsumer({
