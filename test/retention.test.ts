@@ -16,7 +16,7 @@ describe("retention of the dispatcher's history", () => {
 
   beforeAll(async () => {
     stack = await startStack({ extraEnv: LOOPBACK_RECEIVERS });
-    pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "dispatcher" });
+    pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "dispatcher", applicationName: "retention-test" });
     db = new pg.Client({ connectionString: stack.env.databaseUrl });
     await db.connect();
   });

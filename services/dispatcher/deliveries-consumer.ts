@@ -31,6 +31,7 @@ import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext, TRACEPARENT_HEADER } from "../platform/context.js";
 import type { ConsumerHealth } from "../platform/consumer-health.js";
+import { redeliveryDelayMs } from "../platform/consumer.js";
 import { startDurableConsume } from "../platform/durable-consume.js";
 import type { Logger } from "../platform/logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
@@ -167,7 +168,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     } catch (error) {
       // A fault of ours (database away…), not the receiver's: no attempt was recorded.
       breaker.release();
-      const delay = Math.min(FAILURE_DELAY_MAX_MS, 500 * 2 ** Math.min(msg.info.deliveryCount, 10));
+      const delay = redeliveryDelayMs(msg.info.deliveryCount, FAILURE_DELAY_MAX_MS);
       logger.warn({ err: (error as Error).message, deliveryId: delivery.deliveryId, delay }, "delivery could not be attempted; will be redelivered");
       return defer(msg, delay, "failure");
     }

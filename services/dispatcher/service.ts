@@ -11,6 +11,8 @@ import { startGrpcServer } from "../platform/grpc.js";
 import { TENANT_ID_NATS_HEADER } from "../platform/nats.js";
 import { createOutboxRelay } from "../platform/outbox.js";
 import { startAutoDisable } from "./auto-disable.js";
+import { checkIncomingEvent } from "./incoming-event.js";
+import { PoisonMessage } from "../platform/dead-letters.js";
 import { startRetention } from "./retention.js";
 import type { ServiceHandle } from "../platform/run-main.js";
 import { startRuntime } from "../platform/runtime.js";
@@ -102,12 +104,13 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       health: runtime.consumerHealth,
       // Events handled side by side are recorded together (one transaction per batch).
       concurrency: 32,
+      deadLetters: runtime.deadLetters,
       handle: async (message) => {
         const tenantId = message.headers?.get(TENANT_ID_NATS_HEADER);
-        if (!tenantId) {
-          logger.warn({ subject: message.subject }, "event without tenant header dropped");
-          return;
-        }
+        // Checked before batching: a message that can never be recorded goes to the dead letters
+        // at once instead of failing the batch it would join.
+        if (!tenantId) throw new PoisonMessage("event without a tenant header");
+        checkIncomingEvent(message.string());
         const intake = await takeEvent(tenantId, message.string());
         if (intake.fresh) {
           received.inc({ kind: intake.event.kind });

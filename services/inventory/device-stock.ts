@@ -17,6 +17,7 @@ export function startDeviceStockConsumer(deps: InventoryDeps & DeviceConsumerRun
     registry: deps.registry,
     health: deps.health,
     ackWaitMs: deps.ackWaitMs,
+    deadLetters: deps.deadLetters,
     durable: DEVICE_STOCK_DURABLE,
     channel: "inventory",
     async handle(message) {

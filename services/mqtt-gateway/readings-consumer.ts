@@ -51,6 +51,7 @@ export function startReadingsConsumer(deps: DeviceConsumerRuntime & { pool: Pool
     registry: deps.registry,
     health: deps.health,
     ackWaitMs: deps.ackWaitMs,
+    deadLetters: deps.deadLetters,
     durable: DEVICE_READINGS_DURABLE,
     channel: "telemetry",
     concurrency: DEVICE_READINGS_CONCURRENCY,

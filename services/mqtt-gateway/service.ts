@@ -50,7 +50,7 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(async () => identity.close());
     const lastSeen = createLastSeenWriter(pool, logger);
     runtime.defer(lastSeen.stop);
-    const readings = await startReadingsConsumer({ pool, bus, logger, registry: ops.registry, health: runtime.consumerHealth, ackWaitMs: config.CONSUMER_ACK_WAIT_MS });
+    const readings = await startReadingsConsumer({ pool, bus, logger, registry: ops.registry, health: runtime.consumerHealth, ackWaitMs: config.CONSUMER_ACK_WAIT_MS, deadLetters: runtime.deadLetters });
     runtime.defer(readings.stop);
 
     const tokens = createTokenResolver(identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });

@@ -18,6 +18,7 @@ export function startDeviceShipmentsConsumer(deps: OrdersDeps & DeviceConsumerRu
     registry: deps.registry,
     health: deps.health,
     ackWaitMs: deps.ackWaitMs,
+    deadLetters: deps.deadLetters,
     durable: DEVICE_SHIPMENTS_DURABLE,
     channel: "shipments",
     async handle(message) {

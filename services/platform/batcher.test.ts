@@ -30,15 +30,24 @@ describe("batcher", () => {
     expect(batches).toEqual([[0], [1, 2, 3], [4, 5, 6], [7]]);
   });
 
-  it("fails every item of a failing batch and carries on with the next", async () => {
-    let calls = 0;
-    const flaky = createBatcher(async (items: number[]) => {
-      calls += 1;
-      if (calls === 1) throw new Error("down");
-      return items;
+  it("tries a failing batch again item by item: only the item that fails alone is rejected", async () => {
+    const runs: number[][] = [];
+    const picky = createBatcher(async (items: number[]) => {
+      runs.push(items);
+      if (items.includes(2)) throw new Error("2 is poison");
+      return items.map((i) => i * 10);
     });
-    const failed = await Promise.allSettled([flaky(1), flaky(2)]);
-    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
-    expect(await flaky(3)).toBe(3);
+    const settled = await Promise.allSettled([picky(1), picky(2), picky(3)]);
+    expect(settled.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(settled.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([10, "2 is poison", 30]);
+    expect(runs).toEqual([[1, 2, 3], [1], [2], [3]]);
+    expect(await picky(4)).toBe(40); // and carries on with the next
+  });
+
+  it("rejects a lone item that fails", async () => {
+    const down = createBatcher(async (_items: number[]): Promise<number[]> => {
+      throw new Error("down");
+    });
+    await expect(down(1)).rejects.toThrow("down");
   });
 });

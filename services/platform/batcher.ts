@@ -35,8 +35,16 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
           if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
           for (const [i, entry] of batch.entries()) entry.resolve(results[i]);
         })
-        .catch((error) => {
-          for (const entry of batch) entry.reject(error);
+        .catch(async (error) => {
+          // One bad item must not fail the others: a batch that fails is tried again item by
+          // item, so only the item that fails alone is rejected.
+          if (batch.length === 1) return batch[0].reject(error);
+          for (const entry of batch) {
+            await run([entry.item]).then(
+              (results) => entry.resolve(results[0]),
+              (alone) => entry.reject(alone),
+            );
+          }
         })
         .finally(() => {
           inFlight -= 1;

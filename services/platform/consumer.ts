@@ -5,6 +5,7 @@ import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext, TRACEPARENT_HEADER } from "./context.js";
 import type { ConsumerHealth } from "./consumer-health.js";
+import { PoisonMessage, type DeadLetters } from "./dead-letters.js";
 import type { Pool, PoolClient } from "./db.js";
 import { withTransaction } from "./db.js";
 import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
@@ -15,6 +16,13 @@ export const CONSUMER_ACK_WAIT_MS = 30_000;
 export const CONSUMER_MAX_ACK_PENDING = 1_000;
 export const CONSUMER_BATCH = 100;
 export const CONSUMER_MAX_RETRY_DELAY_MS = 30_000;
+/** Deliveries of one message before it is given up on (a dead letter when the consumer has a store). */
+export const CONSUMER_MAX_DELIVER = 10;
+
+/** The delay before a failed message comes back: doubling from 0.5 s, at most `maxMs`. */
+export function redeliveryDelayMs(deliveryCount: number, maxMs = CONSUMER_MAX_RETRY_DELAY_MS): number {
+  return Math.min(maxMs, 500 * 2 ** Math.min(deliveryCount, 10));
+}
 
 export interface ConsumerOptions {
   bus: Bus;
@@ -32,6 +40,12 @@ export interface ConsumerOptions {
   health?: ConsumerHealth;
   /** Lifetime of each pull request (PULL_EXPIRES_MS unless given). */
   pullExpiresMs?: number;
+  /**
+   * Where messages go that are given up on: a PoisonMessage at once, any other failure after
+   * `maxDeliver` deliveries. Without a store a failing message is redelivered for ever.
+   */
+  deadLetters?: DeadLetters;
+  maxDeliver?: number;
 }
 
 export interface RunningConsumer {
@@ -59,6 +73,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     },
   });
   const concurrency = options.concurrency ?? 1;
+  const maxDeliver = options.maxDeliver ?? CONSUMER_MAX_DELIVER;
   const inFlight = new Set<Promise<void>>();
   let settled = 0;
 
@@ -69,9 +84,22 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
         await options.handle(message);
         message.ack();
       } catch (error) {
-        const delay = Math.min(CONSUMER_MAX_RETRY_DELAY_MS, 500 * 2 ** Math.min(message.info.deliveryCount, 10));
-        logger.warn({ err: (error as Error).message, subject: message.subject, delivery: message.info.deliveryCount, delay }, "message handling failed; will be redelivered");
-        message.nak(delay);
+        const reason = (error as Error).message;
+        const poison = error instanceof PoisonMessage;
+        if (options.deadLetters && (poison || message.info.deliveryCount >= maxDeliver)) {
+          try {
+            await options.deadLetters.record(durable, stream, message, reason);
+            message.term(reason.slice(0, 200));
+            logger.error({ err: reason, subject: message.subject, delivery: message.info.deliveryCount, poison }, "message given up on: kept as a dead letter");
+          } catch (storeError) {
+            logger.warn({ err: (storeError as Error).message }, "could not store a dead letter; the message will be redelivered");
+            message.nak(redeliveryDelayMs(message.info.deliveryCount));
+          }
+        } else {
+          const delay = redeliveryDelayMs(message.info.deliveryCount);
+          logger.warn({ err: reason, subject: message.subject, delivery: message.info.deliveryCount, delay }, "message handling failed; will be redelivered");
+          message.nak(delay);
+        }
       }
       settled += 1;
     });

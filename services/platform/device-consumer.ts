@@ -6,6 +6,7 @@ import type { JsMsg } from "@nats-io/jetstream";
 import { Counter, type Registry } from "prom-client";
 import { startConsumer, type RunningConsumer } from "./consumer.js";
 import type { ConsumerHealth } from "./consumer-health.js";
+import type { DeadLetters } from "./dead-letters.js";
 import { ingressEnvelopeSchema, issuesOf, type DeviceChannel, type IngressEnvelope } from "./device-messages.js";
 import { AppError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -36,6 +37,7 @@ export interface DeviceConsumerOptions {
   concurrency?: number;
   ackWaitMs?: number;
   health?: ConsumerHealth;
+  deadLetters?: DeadLetters;
 }
 
 /** What every device consumer gets from its service's runtime. */
@@ -43,6 +45,7 @@ export interface DeviceConsumerRuntime {
   registry: Registry;
   health?: ConsumerHealth;
   ackWaitMs?: number;
+  deadLetters?: DeadLetters;
 }
 
 /** `<prefix>ingress.*.devices.*.<channel>`: nats-server 2.9 takes one filter subject per consumer. */
@@ -66,6 +69,7 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
     concurrency: options.concurrency,
     ackWaitMs: options.ackWaitMs,
     health: options.health,
+    deadLetters: options.deadLetters,
     async handle(message) {
       let raw: unknown;
       try {

@@ -4,6 +4,7 @@ import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool
 import { startHousekeeping } from "./housekeeping.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js";
+import { createDeadLetters, type DeadLetters } from "./dead-letters.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
 
@@ -31,6 +32,8 @@ export interface Runtime {
   ops: Ops;
   /** Watches the progress of the service's consumers (stall → /readyz red, waybill_consumer_stalled). */
   consumerHealth: ConsumerHealth;
+  /** Where this service's consumers keep the messages they give up on. */
+  deadLetters: DeadLetters;
   /** Registers cleanup to run at stop, before what was registered earlier. */
   defer(fn: () => Promise<void>): void;
   stop(): Promise<void>;
@@ -94,7 +97,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
       // The ops server is the last to go, so probes see "draining" while work finishes.
       stack.unshift(() => server.stop());
     }
-    return { service, logger, pool, bus, ops, consumerHealth, opsPort, defer: (fn) => void stack.push(fn), stop };
+    const deadLetters = createDeadLetters(pool, ops.registry);
+    return { service, logger, pool, bus, ops, consumerHealth, deadLetters, opsPort, defer: (fn) => void stack.push(fn), stop };
   } catch (error) {
     await stop();
     throw error;
