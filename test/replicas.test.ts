@@ -5,7 +5,7 @@
 // every order.created event that exists is still delivered to the hook, and nothing is lost.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCustomer, type Call } from "./orders-fixtures.js";
+import { createCustomer, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -104,6 +104,7 @@ describe("two replicas of orders, dispatcher and edge", () => {
   it("share the load, and losing one replica of each mid-load loses no event", async () => {
     receiver = await startReceiver(async () => (await sleep(50), { status: 200 }));
     const customerId = await createCustomer(via(0));
+    const productId = await createStockedProduct(via(0), 0);
     const hook = await via(1)("/hooks", { json: { name: "replicas", url: receiver.url, on: "order.created" } });
     expect(hook.status).toBe(201);
 
@@ -113,7 +114,7 @@ describe("two replicas of orders, dispatcher and edge", () => {
     const createOne = async () => {
       const i = next++;
       const answer = await via(i)("/orders", {
-        json: { shortId: `REP-${i}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "1.00" }] },
+        json: { shortId: `REP-${i}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] },
       });
       // 409: the killed replica had stored this shortId before it could answer; the retry met it.
       if (answer.status === 201 || answer.status === 409) created++;

@@ -54,15 +54,18 @@ export interface LoadTally {
   unanswered: number;
 }
 
-/** `clients` loops creating orders until `until()` says stop. */
+/** `clients` loops creating orders until `until()` says stop (creating the product they order first). */
 export async function orderLoad(call: System["call"], customerId: string, clients: number, until: () => boolean): Promise<LoadTally> {
+  const product = await call("/products", { json: { sku: `LOAD-${randomBytes(4).toString("hex")}`, name: "Load product" } });
+  if (product.status !== 201) throw new Error(`could not create the load's product: ${product.status} ${JSON.stringify(product.body)}`);
+  const productId = product.body.id as string;
   const tally: LoadTally = { created: [], refused: new Map(), withoutRetryAfter: 0, unanswered: 0 };
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (!until()) {
         try {
           const answer = await call("/orders", {
-            json: { shortId: `ORD-${randomBytes(5).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "2.50" }] },
+            json: { shortId: `ORD-${randomBytes(5).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "2.50" }] },
           });
           if (answer.status === 201) tally.created.push(answer.body.id);
           else {

@@ -7,8 +7,8 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Middleware } from "koa";
 
-/** Paths the console never answers: the API and its reference. */
-const NOT_CONSOLE = /^\/(?:v1|docs)(?:\/|$)/;
+/** Paths the console never answers: the API, its reference and the ops endpoints (/metrics stays a 404 here). */
+const NOT_CONSOLE = /^\/(?:v1|docs|metrics|healthz|readyz)(?:\/|$)/;
 /** Vite puts content-hashed files here; their names change whenever their content does. */
 const HASHED_ASSETS = "/assets/";
 export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
