@@ -61,7 +61,11 @@ export function snapshotCpu(roots: Record<string, number>): CpuSnapshot | undefi
       stack.push(...(children.get(p.pid) ?? []));
     }
   }
-  for (const [group, comm] of [["postgresql", "postgres"], ["nats-server", "nats-server"], ["redis-server", "redis-server"]] as const) {
+  for (const [group, comm] of [
+    ["postgresql", "postgres"],
+    ["nats-server", "nats-server"],
+    ["redis-server", "redis-server"],
+  ] as const) {
     for (const p of procs) if (p.comm === comm && !snapshot.has(p.pid)) snapshot.set(p.pid, { group, cpu: p.cpu });
   }
   return snapshot;

@@ -64,10 +64,20 @@ try {
   // each phase runs beside the same downstream work.
   const js = jetstream(nc);
   const envelope = (lane: number) =>
-    JSON.stringify({ tenantId: "ten_bench", deviceId: `bare-${lane}`, tokenId: "tok_bench", channel: ["telemetry"], receivedAt: new Date().toISOString(), payload: JSON.parse(reading(n++)) });
-  const bare = (lane: number) => js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "telemetry"), envelope(lane), { msgID: `bare-${n}-${lane}` });
+    JSON.stringify({
+      tenantId: "ten_bench",
+      deviceId: `bare-${lane}`,
+      tokenId: "tok_bench",
+      channel: ["telemetry"],
+      receivedAt: new Date().toISOString(),
+      payload: JSON.parse(reading(n++)),
+    });
+  const bare = (lane: number) =>
+    js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "telemetry"), envelope(lane), { msgID: `bare-${n}-${lane}` });
 
-  process.stdout.write(`devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  process.stdout.write(
+    `devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+  );
   await measure(clients, 2_000, viaGateway);
   await measure(clients, 2_000, bare);
   // Each phase starts on an idle system: the telemetry the gateway stored is still being turned
@@ -91,7 +101,9 @@ try {
   // End to end: every reading the gateway stored had become a device.reading event only when the
   // drain ended, so the rate the services sustain is the messages over the phase and its drain.
   const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);
-  process.stdout.write(`after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`);
+  process.stdout.write(
+    `after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`,
+  );
   process.stdout.write(ratioLine("readings processed / ingested", processedPerSecond / gateway.perSecond, 0.8));
 } finally {
   for (const device of devices) await device.endAsync(true).catch(() => {});

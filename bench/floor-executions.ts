@@ -48,5 +48,15 @@ export const INSERT_EXECUTIONS = (schema: string) => `
   FROM jsonb_to_recordset($1::jsonb) AS r(id text, hook_id text, event_id text, url text, requested_at timestamptz, duration_ms integer, outcome text, status_code integer, error text)`;
 
 export function executionRecord(row: ExecutionRow): Record<string, unknown> {
-  return { id: row.id, hook_id: row.hookId, event_id: row.eventId, url: row.url, requested_at: row.requestedAt, duration_ms: row.durationMs, outcome: row.outcome, status_code: row.statusCode, error: row.error };
+  return {
+    id: row.id,
+    hook_id: row.hookId,
+    event_id: row.eventId,
+    url: row.url,
+    requested_at: row.requestedAt,
+    duration_ms: row.durationMs,
+    outcome: row.outcome,
+    status_code: row.statusCode,
+    error: row.error,
+  };
 }

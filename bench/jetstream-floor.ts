@@ -5,7 +5,10 @@
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 
-export async function measureQueueRoundTrip(nc: NatsConnection, options: { streamName: string; messages: number; body: string; inFlight?: number }): Promise<number> {
+export async function measureQueueRoundTrip(
+  nc: NatsConnection,
+  options: { streamName: string; messages: number; body: string; inFlight?: number },
+): Promise<number> {
   const { streamName, messages, body } = options;
   const subject = `${streamName.toLowerCase()}.floor`;
   const jsm = await jetstreamManager(nc);

@@ -17,7 +17,11 @@ export interface LoadRequest {
   body?: string;
 }
 
-export async function runLoad(origin: string, next: (i: number) => LoadRequest, options: { concurrency: number; durationMs: number; expectStatus: number }): Promise<LoadResult> {
+export async function runLoad(
+  origin: string,
+  next: (i: number) => LoadRequest,
+  options: { concurrency: number; durationMs: number; expectStatus: number },
+): Promise<LoadResult> {
   const host = new URL(origin).hostname;
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") throw new Error("load targets loopback only");
   const pool = new Pool(origin, { connections: options.concurrency, pipelining: 1 });

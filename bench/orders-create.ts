@@ -35,12 +35,21 @@ try {
   const bareOrigin = `http://127.0.0.1:${(await bare.waitForOutput(/listening (\d+)/))[1]}`;
   const floorOrigin = `http://127.0.0.1:${(await floor.waitForOutput(/listening (\d+)/))[1]}`;
   const json = { "content-type": "application/json" };
-  const jwt = ((await (await fetch(`${base}/v1/auth/login`, { method: "POST", headers: json, body: JSON.stringify(admin) })).json()) as { accessToken: string }).accessToken;
-  const customer = await fetch(`${base}/v1/customers`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ name: "Bench Customer" }) });
+  const jwt = ((await (await fetch(`${base}/v1/auth/login`, { method: "POST", headers: json, body: JSON.stringify(admin) })).json()) as { accessToken: string })
+    .accessToken;
+  const customer = await fetch(`${base}/v1/customers`, {
+    method: "POST",
+    headers: { ...json, authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name: "Bench Customer" }),
+  });
   if (customer.status !== 201) throw new Error(`could not create the bench customer: ${customer.status} ${await customer.text()}`);
   const customerId = ((await customer.json()) as { id: string }).id;
   // Orders name an existing product of the tenant (the bare baseline stores the same id).
-  const product = await fetch(`${base}/v1/products`, { method: "POST", headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ sku: `BENCH-${run}`, name: "Bench product" }) });
+  const product = await fetch(`${base}/v1/products`, {
+    method: "POST",
+    headers: { ...json, authorization: `Bearer ${token}` },
+    body: JSON.stringify({ sku: `BENCH-${run}`, name: "Bench product" }),
+  });
   if (product.status !== 201) throw new Error(`could not create the bench product: ${product.status} ${await product.text()}`);
   const productId = ((await product.json()) as { id: string }).id;
 
@@ -48,12 +57,19 @@ try {
   let sequence = 0;
   const order = () =>
     JSON.stringify({ shortId: `B-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "19.99" }] });
-  const waybill = (credential: string) => () => ({ method: "POST" as const, path: "/v1/orders", headers: { ...json, authorization: `Bearer ${credential}` }, body: order() });
+  const waybill = (credential: string) => () => ({
+    method: "POST" as const,
+    path: "/v1/orders",
+    headers: { ...json, authorization: `Bearer ${credential}` },
+    body: order(),
+  });
   const bareRequest = () => ({ method: "POST" as const, path: "/orders", headers: json, body: order() });
   const floorRequest = () => ({ method: "POST" as const, path: "/orders", headers: json, body: order() });
   const options = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
 
-  process.stdout.write(`orders-create: ${concurrency} concurrent clients, ${seconds} s per measurement, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  process.stdout.write(
+    `orders-create: ${concurrency} concurrent clients, ${seconds} s per measurement, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+  );
   // Warm-up of every path measured (JIT, connection pools, PostgreSQL's caches), so that the
   // first measured run is not the one that pays for it.
   await runLoad(base, waybill(token), { ...options, durationMs: 3_000 });
@@ -87,11 +103,15 @@ try {
   }
   const ratios = perRun.token.map((t, i) => t / perRun.floor[i]);
   process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
-  process.stdout.write(`waybill orders/s ${spread(perRun.token)}, p99 ms ${spread(perRun.p99, 1)}; floor ${spread(perRun.floor)}; bare insert ${spread(perRun.bare)}\n`);
+  process.stdout.write(
+    `waybill orders/s ${spread(perRun.token)}, p99 ms ${spread(perRun.p99, 1)}; floor ${spread(perRun.floor)}; bare insert ${spread(perRun.bare)}\n`,
+  );
   process.stdout.write(ratioLine("orders / same-work floor", median(ratios), 0.7, `runs: ${ratios.map((r) => r.toFixed(2)).join(", ")}`));
   process.stdout.write(`latency orders p99 ms: ${median(perRun.p99).toFixed(1)} (target < 50)\n`);
   process.stdout.write(ratioLine("orders / bare insert (context)", median(perRun.token.map((t, i) => t / perRun.bare[i]))));
-  process.stdout.write(ratioLine("JWT / api token", median(perRun.jwt.map((j, i) => j / perRun.token[i])), undefined, "auth adds no gRPC round trip either way"));
+  process.stdout.write(
+    ratioLine("JWT / api token", median(perRun.jwt.map((j, i) => j / perRun.token[i])), undefined, "auth adds no gRPC round trip either way"),
+  );
 } finally {
   bare.process.kill("SIGTERM");
   floor.process.kill("SIGTERM");

@@ -108,13 +108,42 @@ app.use(async (ctx) => {
      )
      SELECT total::text, created_at, updated_at FROM o`,
     [
-      id, tenantId, body.shortId, body.customerId, body.dueDate ?? null, body.currency, JSON.stringify(lines),
-      eventId, `${subjectRoot}.${tenantId}.order.created`,
-      JSON.stringify({ id: eventId, kind: "order.created", time, transactionId, orderId: id, shortId: body.shortId, customerId: body.customerId, currency: body.currency, status: "pending", orderItems: body.orderItems }),
+      id,
+      tenantId,
+      body.shortId,
+      body.customerId,
+      body.dueDate ?? null,
+      body.currency,
+      JSON.stringify(lines),
+      eventId,
+      `${subjectRoot}.${tenantId}.order.created`,
+      JSON.stringify({
+        id: eventId,
+        kind: "order.created",
+        time,
+        transactionId,
+        orderId: id,
+        shortId: body.shortId,
+        customerId: body.customerId,
+        currency: body.currency,
+        status: "pending",
+        orderItems: body.orderItems,
+      }),
       { transactionId, tenantId },
     ],
   );
-  const order = { id, shortId: body.shortId, customerId: body.customerId, dueDate: body.dueDate ?? null, currency: body.currency, status: "pending", orderItems: body.orderItems, total: rows[0].total, createdAt: rows[0].created_at, updatedAt: rows[0].updated_at };
+  const order = {
+    id,
+    shortId: body.shortId,
+    customerId: body.customerId,
+    dueDate: body.dueDate ?? null,
+    currency: body.currency,
+    status: "pending",
+    orderItems: body.orderItems,
+    total: rows[0].total,
+    createdAt: rows[0].created_at,
+    updatedAt: rows[0].updated_at,
+  };
   void drain();
   ctx.status = 201;
   ctx.body = order;

@@ -47,7 +47,14 @@ for (const [id, us] of selfUs) {
   const where = place(frame.url);
   const name = `${frame.functionName || "(anonymous)"}  ${where}${frame.url ? `:${frame.lineNumber + 1}` : ""}`;
   functions.set(name, (functions.get(name) ?? 0) + us);
-  const group = !frame.url ? frame.functionName : where.startsWith("node:") ? where : where.split("/").slice(0, where.startsWith("@") || /^(services|packages|clients)\//.test(where) ? 2 : 1).join("/");
+  const group = !frame.url
+    ? frame.functionName
+    : where.startsWith("node:")
+      ? where
+      : where
+          .split("/")
+          .slice(0, where.startsWith("@") || /^(services|packages|clients)\//.test(where) ? 2 : 1)
+          .join("/");
   places.set(group, (places.get(group) ?? 0) + us);
 }
 const top = Number(topArg ?? 25);

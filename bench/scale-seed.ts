@@ -14,7 +14,9 @@ async function inChunks(total: number, label: string, insert: (from: number, to:
   for (let from = 1; from <= total; from += CHUNK) {
     const to = Math.min(total, from + CHUNK - 1);
     await insert(from, to);
-    process.stderr.write(`\r  seeding ${label}: ${to.toLocaleString("en")} of ${total.toLocaleString("en")} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    process.stderr.write(
+      `\r  seeding ${label}: ${to.toLocaleString("en")} of ${total.toLocaleString("en")} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+    );
   }
   process.stderr.write("\n");
 }

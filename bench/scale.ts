@@ -42,7 +42,13 @@ await Promise.all([receiver, hanging].map((s) => new Promise<void>((resolve) => 
 const origin = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 
 const env = await createTestEnvironment();
-const system = await startSystem({ ...env.env, BOOTSTRAP_API_TOKEN: token, RATE_LIMIT_REQUESTS: "100000000", WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+const system = await startSystem({
+  ...env.env,
+  BOOTSTRAP_API_TOKEN: token,
+  RATE_LIMIT_REQUESTS: "100000000",
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+});
 const db = new pg.Client({ connectionString: env.databaseUrl });
 await db.connect();
 const json = { "content-type": "application/json", authorization: `Bearer ${token}` };
@@ -71,7 +77,9 @@ try {
     body: JSON.stringify({ shortId: `S-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "19.99" }] }),
   });
   const load = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
-  process.stdout.write(`scale: ${orders.toLocaleString("en")} orders, ${executions.toLocaleString("en")} executions, ${eventRows.toLocaleString("en")} events; ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  process.stdout.write(
+    `scale: ${orders.toLocaleString("en")} orders, ${executions.toLocaleString("en")} executions, ${eventRows.toLocaleString("en")} events; ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+  );
 
   await runLoad(system.baseUrl, createOrder, { ...load, durationMs: 3_000 }); // warm-up
   const empty = await runLoad(system.baseUrl, createOrder, load);
@@ -112,12 +120,18 @@ try {
     if (!cursor) break;
   }
   const sortedPages = [...pageTimes].sort((a, b) => a - b);
-  process.stdout.write(`GET /v1/events paged ${pageTimes.length} pages of 100 deep: first ${pageTimes[0].toFixed(1)} ms, last ${pageTimes.at(-1)!.toFixed(1)} ms, p99 ${sortedPages[Math.floor(0.99 * (sortedPages.length - 1))].toFixed(1)} ms\n`);
+  process.stdout.write(
+    `GET /v1/events paged ${pageTimes.length} pages of 100 deep: first ${pageTimes[0].toFixed(1)} ms, last ${pageTimes.at(-1)!.toFixed(1)} ms, p99 ${sortedPages[Math.floor(0.99 * (sortedPages.length - 1))].toFixed(1)} ms\n`,
+  );
   process.stdout.write(`latency GET /v1/events deep page p99 ms: ${sortedPages[Math.floor(0.99 * (sortedPages.length - 1))].toFixed(1)} (target < 25)\n`);
 
   // Fan-out: one event to many hooks.
   for (let i = 0; i < fanOutHooks; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, fanOutHooks - i) }, (_, j) => api("POST", "/hooks", { name: `fan ${i + j}`, url: `${origin(receiver)}/fanout/${i + j}`, on: "customer.updated" })));
+    await Promise.all(
+      Array.from({ length: Math.min(50, fanOutHooks - i) }, (_, j) =>
+        api("POST", "/hooks", { name: `fan ${i + j}`, url: `${origin(receiver)}/fanout/${i + j}`, on: "customer.updated" }),
+      ),
+    );
   }
   arrivalTimes.length = 0;
   const fanStart = performance.now();
@@ -129,7 +143,13 @@ try {
   // A hook that never answers among healthy ones: healthy deliveries per second without, then with it.
   const healthy = [];
   for (let i = 0; i < healthyHooks; i += 50) {
-    healthy.push(...(await Promise.all(Array.from({ length: Math.min(50, healthyHooks - i) }, (_, j) => api<{ id: string }>("POST", "/hooks", { name: `healthy ${i + j}`, url: `${origin(receiver)}/healthy/${i + j}`, on: "customer.created" })))));
+    healthy.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, healthyHooks - i) }, (_, j) =>
+          api<{ id: string }>("POST", "/hooks", { name: `healthy ${i + j}`, url: `${origin(receiver)}/healthy/${i + j}`, on: "customer.created" }),
+        ),
+      )),
+    );
   }
   const healthyRate = async (customers: number) => {
     const before = arrivals.get("healthy") ?? 0;
@@ -143,7 +163,9 @@ try {
   const without = await healthyRate(customers);
   await api("POST", "/hooks", { name: "never answers", url: `${origin(hanging)}/hang`, on: "customer.created" });
   const withHanging = await healthyRate(customers);
-  process.stdout.write(`healthy deliveries/s: ${without.toFixed(0)} without a hanging hook, ${withHanging.toFixed(0)} with one (${healthy.length} healthy hooks, ${customers} events)\n`);
+  process.stdout.write(
+    `healthy deliveries/s: ${without.toFixed(0)} without a hanging hook, ${withHanging.toFixed(0)} with one (${healthy.length} healthy hooks, ${customers} events)\n`,
+  );
   process.stdout.write(ratioLine("healthy hooks with a hanging one / without", withHanging / without, 0.9));
 } finally {
   await db.end();

@@ -57,7 +57,12 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     pids[service] = child.process.pid!;
     const port = extra.HTTP_PORT ?? String(opsPort); // the edge serves /readyz on its HTTP port
     const deadline = Date.now() + 60_000;
-    while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`${service} did not become ready:\n${child.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -32,7 +32,17 @@ async function deliver(job: Job<DeliveryJob>): Promise<void> {
   const response = await request(hook.url, { method: "POST", headers: signedHeaders(hook, job.data.body), body: job.data.body, dispatcher: agent });
   await response.body.dump();
   const ok = response.statusCode >= 200 && response.statusCode < 300;
-  const row = { id: newId("exe"), hookId: hook.id, eventId: job.data.eventId, url: hook.url, requestedAt, durationMs: Math.round(performance.now() - started), outcome: ok ? "succeeded" : "failed", statusCode: response.statusCode, error: null } as const;
+  const row = {
+    id: newId("exe"),
+    hookId: hook.id,
+    eventId: job.data.eventId,
+    url: hook.url,
+    requestedAt,
+    durationMs: Math.round(performance.now() - started),
+    outcome: ok ? "succeeded" : "failed",
+    statusCode: response.statusCode,
+    error: null,
+  } as const;
   await db.query(INSERT_EXECUTIONS(SCHEMA), [JSON.stringify([executionRecord(row)])]);
   // A failed attempt is retried by BullMQ (attempts and backoff are set when the job is added).
   if (!ok) throw new Error(`receiver answered ${response.statusCode}`);

@@ -86,7 +86,11 @@ const db = new pg.Client({ connectionString: env.databaseUrl });
 await db.connect();
 try {
   const api = async (path: string, body: unknown) => {
-    const response = await fetch(`${system.baseUrl}/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${system.baseUrl}/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as { id: string; secret: string };
   };
@@ -138,7 +142,9 @@ try {
     }
   };
 
-  process.stdout.write(`webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, ${runs} runs, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`);
+  process.stdout.write(
+    `webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, ${runs} runs, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+  );
   const perRun = { waybill: [] as number[], floor: [] as number[], peer: [] as number[] };
   // The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver.
   const yardstickHooks = (kind: "floor" | "peer") =>
@@ -172,9 +178,18 @@ try {
     await Promise.all([floor.waitForOutput(/ready/, 60_000), peer.waitForOutput(/ready/, 60_000)]);
     const eventBody = (offset: number) =>
       JSON.stringify({
-        id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"),
-        shortId: `BW-${offset}`, customerId, dueDate: null, currency: "EUR", status: "pending",
-        orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }], total: "39.98",
+        id: newId("evt"),
+        kind: "order.created",
+        time: new Date().toISOString(),
+        transactionId: newId("txn"),
+        orderId: newId("ord"),
+        shortId: `BW-${offset}`,
+        customerId,
+        dueDate: null,
+        currency: "EUR",
+        status: "pending",
+        orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }],
+        total: "39.98",
       });
     const feedFloor = async (count: number) => {
       for (let offset = 0; offset < count; offset += 200) {
@@ -217,16 +232,27 @@ try {
       await feed(events);
       await waitForArrivals(events * hookCount, 600_000);
       const elapsed = (performance.now() - started) / 1000;
-      return { perSecond: (events * hookCount) / elapsed, elapsed, duplicates: arrivals.length - distinctArrivals.size, cpu: formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery") };
+      return {
+        perSecond: (events * hookCount) / elapsed,
+        elapsed,
+        duplicates: arrivals.length - distinctArrivals.size,
+        cpu: formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery"),
+      };
     };
     for (let i = 1; i <= runs; i++) {
       const waybill = await measure(publishEvents);
       const sameWork = await measure(feedFloor);
       const bullmq = await measure(feedPeer);
       process.stdout.write(`-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each\n`);
-      process.stdout.write(`${"waybill (EVENTS → receiver)".padEnd(38)} ${waybill.perSecond.toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates)\n${waybill.cpu}\n`);
-      process.stdout.write(`${"same-work floor (JetStream → receiver)".padEnd(38)} ${sameWork.perSecond.toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${sameWork.cpu}\n`);
-      process.stdout.write(`${"BullMQ peer (Redis → receiver)".padEnd(38)} ${bullmq.perSecond.toFixed(0).padStart(7)} /s  (${bullmq.elapsed.toFixed(1)} s)\n${bullmq.cpu}\n`);
+      process.stdout.write(
+        `${"waybill (EVENTS → receiver)".padEnd(38)} ${waybill.perSecond.toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates)\n${waybill.cpu}\n`,
+      );
+      process.stdout.write(
+        `${"same-work floor (JetStream → receiver)".padEnd(38)} ${sameWork.perSecond.toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${sameWork.cpu}\n`,
+      );
+      process.stdout.write(
+        `${"BullMQ peer (Redis → receiver)".padEnd(38)} ${bullmq.perSecond.toFixed(0).padStart(7)} /s  (${bullmq.elapsed.toFixed(1)} s)\n${bullmq.cpu}\n`,
+      );
       perRun.waybill.push(waybill.perSecond);
       perRun.floor.push(sameWork.perSecond);
       perRun.peer.push(bullmq.perSecond);
@@ -240,7 +266,14 @@ try {
   }
   const roots = { ...system.pids, "load generator": process.pid };
 
-  const body = JSON.stringify({ id: newId("evt"), kind: "order.created", time: new Date().toISOString(), transactionId: newId("txn"), orderId: newId("ord"), total: "39.98" });
+  const body = JSON.stringify({
+    id: newId("evt"),
+    kind: "order.created",
+    time: new Date().toISOString(),
+    transactionId: newId("txn"),
+    orderId: newId("ord"),
+    total: "39.98",
+  });
   const bareCpuBefore = snapshotCpu(roots);
   const bare = await runLoad(
     receiverOrigin,
@@ -249,7 +282,11 @@ try {
   );
   const bareCpu = formatCpuPerRequest(bareCpuBefore, snapshotCpu(roots), bare.requests);
 
-  const queueFloor = await measureQueueRoundTrip(nc, { streamName: `${env.streamPrefix}FLOOR`, messages: 20_000, body: JSON.stringify({ eventJson: body, hookId: "hook_x" }) });
+  const queueFloor = await measureQueueRoundTrip(nc, {
+    streamName: `${env.streamPrefix}FLOOR`,
+    messages: 20_000,
+    body: JSON.stringify({ eventJson: body, hookId: "hook_x" }),
+  });
 
   // Steady, moderate rate through the whole system: orders over HTTP, one order.created each.
   arrivals.length = 0;
@@ -261,7 +298,14 @@ try {
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inFlight.push(api("/orders", { shortId: `BWS-${i}-${randomBytes(3).toString("hex")}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "5.00" }] }));
+    inFlight.push(
+      api("/orders", {
+        shortId: `BWS-${i}-${randomBytes(3).toString("hex")}`,
+        customerId,
+        currency: "EUR",
+        orderItems: [{ productId, quantity: 1, price: "5.00" }],
+      }),
+    );
   }
   await Promise.all(inFlight);
   await waitForArrivals(sent * hookCount, 60_000);
@@ -269,7 +313,9 @@ try {
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
 
   process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
-  process.stdout.write(`waybill deliveries/s ${spread(perRun.waybill)}; same-work floor ${spread(perRun.floor)}; BullMQ peer ${spread(perRun.peer)} (Redis here keeps nothing on disk, which flatters the peer)\n`);
+  process.stdout.write(
+    `waybill deliveries/s ${spread(perRun.waybill)}; same-work floor ${spread(perRun.floor)}; BullMQ peer ${spread(perRun.peer)} (Redis here keeps nothing on disk, which flatters the peer)\n`,
+  );
   process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n${bareCpu}\n`);
   const vsFloor = perRun.waybill.map((w, i) => w / perRun.floor[i]);
   const vsPeer = perRun.waybill.map((w, i) => w / perRun.peer[i]);

@@ -69,7 +69,17 @@ async function deliver(hook: FloorHook, eventId: string, body: string): Promise<
     error = e instanceof Error ? e.message : String(e);
   }
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  await record({ id: newId("exe"), hookId: hook.id, eventId, url: hook.url, requestedAt, durationMs: Math.round(performance.now() - started), outcome: ok ? "succeeded" : "failed", statusCode, error });
+  await record({
+    id: newId("exe"),
+    hookId: hook.id,
+    eventId,
+    url: hook.url,
+    requestedAt,
+    durationMs: Math.round(performance.now() - started),
+    outcome: ok ? "succeeded" : "failed",
+    statusCode,
+    error,
+  });
 }
 
 async function handle(message: JsMsg): Promise<void> {
@@ -81,7 +91,12 @@ async function handle(message: JsMsg): Promise<void> {
 
 const nc = await connect({ servers: process.env.NATS_URL ?? "nats://127.0.0.1:4222" });
 const jsm = await jetstreamManager(nc);
-await jsm.consumers.add(stream, { durable_name: "floor", ack_policy: AckPolicy.Explicit, max_ack_pending: hooks.length * perHook * 8, ack_wait: 30_000_000_000 });
+await jsm.consumers.add(stream, {
+  durable_name: "floor",
+  ack_policy: AckPolicy.Explicit,
+  max_ack_pending: hooks.length * perHook * 8,
+  ack_wait: 30_000_000_000,
+});
 const consumer = await jetstream(nc).consumers.get(stream, "floor");
 const messages = await consumer.consume({ max_messages: hooks.length * perHook * 4 });
 process.stdout.write("ready\n");

@@ -24,7 +24,13 @@ const REQUIRED_COMPOSE_SECRETS: Record<string, string[]> = { dispatcher: ["WEBHO
 /** A digest, or an exact version: x.y.z, or x.y for PostgreSQL, whose releases have two parts. */
 const PINNED_IMAGE = /(@sha256:[0-9a-f]{64}$)|(:\d+\.\d+\.\d+[\w.-]*$)|(postgres(ql)?:\d+\.\d+[\w.-]*$)/;
 
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 export interface ValidateOptions {
   /** Folder holding deploy/ and docker-compose.yml (the repository root). */
@@ -62,7 +68,9 @@ function findBinary(name: string, fallbacks: string[] = []): string {
   for (const candidate of [name, ...fallbacks]) {
     if (spawnSync(candidate, ["--help"], { stdio: "ignore" }).error === undefined) return candidate;
   }
-  throw new Error(`${name} is not installed: it is needed to validate deploy/ (${name === "kubectl" ? "kubectl >= 1.27, which embeds kustomize v5" : "the nats-server binary"}); install it and run again`);
+  throw new Error(
+    `${name} is not installed: it is needed to validate deploy/ (${name === "kubectl" ? "kubectl >= 1.27, which embeds kustomize v5" : "the nats-server binary"}); install it and run again`,
+  );
 }
 
 function render(kubectl: string, dir: string): K8sObject[] {
@@ -118,7 +126,8 @@ const CUSTOM_RESOURCES: Record<string, (o: K8sObject) => string[]> = {
     if (!o.spec?.dnsNames?.length && !o.spec?.commonName) out.push("spec.dnsNames or spec.commonName is required");
     return out;
   },
-  "cert-manager.io/v1/Issuer": (o) => (["selfSigned", "ca", "acme", "vault", "venafi"].some((k) => o.spec?.[k]) ? [] : ["spec needs one issuer type (selfSigned, ca, acme, vault, venafi)"]),
+  "cert-manager.io/v1/Issuer": (o) =>
+    ["selfSigned", "ca", "acme", "vault", "venafi"].some((k) => o.spec?.[k]) ? [] : ["spec needs one issuer type (selfSigned, ca, acme, vault, venafi)"],
 };
 
 function required(o: K8sObject, paths: string[]): string[] {
@@ -153,7 +162,8 @@ export function policyProblems(objects: K8sObject[]): string[] {
         }
       }
       for (const kind of ["requests", "limits"]) {
-        for (const resource of ["cpu", "memory"]) if (c.resources?.[kind]?.[resource] === undefined) out.push(`${where}: resources.${kind}.${resource} is missing`);
+        for (const resource of ["cpu", "memory"])
+          if (c.resources?.[kind]?.[resource] === undefined) out.push(`${where}: resources.${kind}.${resource} is missing`);
       }
       const sc = c.securityContext ?? {};
       if (sc.allowPrivilegeEscalation !== false) out.push(`${where}: securityContext.allowPrivilegeEscalation must be false`);
@@ -174,7 +184,9 @@ export function policyProblems(objects: K8sObject[]): string[] {
       out.push(`${id(service)}: selects no pods`);
       continue;
     }
-    const ports = new Set(selected.flatMap((w) => (w.spec.template.spec.containers ?? []).flatMap((c: any) => (c.ports ?? []).flatMap((p: any) => [p.name, p.containerPort]))));
+    const ports = new Set(
+      selected.flatMap((w) => (w.spec.template.spec.containers ?? []).flatMap((c: any) => (c.ports ?? []).flatMap((p: any) => [p.name, p.containerPort]))),
+    );
     for (const port of service.spec.ports ?? []) {
       const target = port.targetPort ?? port.port;
       if (!ports.has(target)) out.push(`${id(service)}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`);
@@ -187,7 +199,12 @@ export function policyProblems(objects: K8sObject[]): string[] {
     else if (target.spec?.replicas !== undefined) out.push(`${id(target)}: sets replicas although ${id(hpa)} scales it`);
   }
   const defaultDeny = objects.some(
-    (o) => o.kind === "NetworkPolicy" && Object.keys(o.spec?.podSelector ?? {}).length === 0 && !o.spec?.ingress && !o.spec?.egress && ["Ingress", "Egress"].every((t) => o.spec?.policyTypes?.includes(t)),
+    (o) =>
+      o.kind === "NetworkPolicy" &&
+      Object.keys(o.spec?.podSelector ?? {}).length === 0 &&
+      !o.spec?.ingress &&
+      !o.spec?.egress &&
+      ["Ingress", "Egress"].every((t) => o.spec?.policyTypes?.includes(t)),
   );
   if (!defaultDeny) out.push("no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)");
   for (const ingress of objects.filter((o) => o.kind === "Ingress")) if (!(ingress.spec?.tls?.length > 0)) out.push(`${id(ingress)}: no TLS`);
@@ -205,7 +222,8 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
   const configMaps = objects.filter((o) => o.kind === "ConfigMap");
   const roleLimits = new Map<string, number>();
   for (const cluster of objects.filter((o) => o.kind === "Cluster")) {
-    for (const role of cluster.spec?.managed?.roles ?? []) if (role.passwordSecret?.name && role.connectionLimit !== undefined) roleLimits.set(role.passwordSecret.name, role.connectionLimit);
+    for (const role of cluster.spec?.managed?.roles ?? [])
+      if (role.passwordSecret?.name && role.connectionLimit !== undefined) roleLimits.set(role.passwordSecret.name, role.connectionLimit);
   }
   const out: string[] = [];
   let total = 0;
@@ -213,7 +231,11 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
     const container = deployment.spec.template.spec.containers[0];
     const reads = (container.envFrom ?? []).map((f: any) => configMaps.find((c) => c.metadata.name === f.configMapRef?.name)?.data ?? {});
-    const env = Object.assign({}, ...reads, Object.fromEntries((container.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value])));
+    const env = Object.assign(
+      {},
+      ...reads,
+      Object.fromEntries((container.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value])),
+    );
     if (!(container.env ?? []).some((e: any) => e.name === "DATABASE_URL")) continue;
     const pool = Number(env.DB_POOL_MAX ?? 10);
     const perPod = pool + (EXTRA_CONNECTIONS[deployment.metadata.name] ?? 0);
@@ -229,7 +251,8 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
     }
   }
   const budget = maxConnections - RESERVED_CONNECTIONS;
-  if (total > budget) out.push(`PostgreSQL connections: ${terms.join(" + ")} = ${total} > max_connections ${maxConnections} - ${RESERVED_CONNECTIONS} reserved`);
+  if (total > budget)
+    out.push(`PostgreSQL connections: ${terms.join(" + ")} = ${total} > max_connections ${maxConnections} - ${RESERVED_CONNECTIONS} reserved`);
   return out;
 }
 
@@ -253,12 +276,35 @@ function natsConfProblems(objects: K8sObject[], natsServer: string): string[] {
   if (configs.length === 0) return ["no ConfigMap with nats.conf"];
   const dir = mkdtempSync(path.join(tmpdir(), "waybill-nats-conf-"));
   try {
-    const openssl = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=nats", "-keyout", path.join(dir, "tls.key"), "-out", path.join(dir, "tls.crt")], { stdio: "pipe" });
+    const openssl = spawnSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=nats",
+        "-keyout",
+        path.join(dir, "tls.key"),
+        "-out",
+        path.join(dir, "tls.crt"),
+      ],
+      { stdio: "pipe" },
+    );
     if (openssl.status !== 0) return [`openssl could not make a test certificate: ${openssl.stderr?.toString() || openssl.error?.message}`];
     writeFileSync(path.join(dir, "ca.crt"), readFileSync(path.join(dir, "tls.crt")));
     const out: string[] = [];
     for (const config of configs) {
-      const text = config.data!["nats.conf"].replaceAll("/etc/nats/tls/", `${dir}/`).replaceAll("/var/run/nats/", `${dir}/`).replace(/store_dir:\s*\/data/, `store_dir: ${dir}/js`);
+      const text = config
+        .data!["nats.conf"].replaceAll("/etc/nats/tls/", `${dir}/`)
+        .replaceAll("/var/run/nats/", `${dir}/`)
+        .replace(/store_dir:\s*\/data/, `store_dir: ${dir}/js`);
       const file = path.join(dir, "nats.conf");
       writeFileSync(file, text);
       const env = { ...process.env, SERVER_NAME: "nats-0", NATS_SYSTEM_PASSWORD: "x", NATS_WAYBILL_PASSWORD: "y" };
@@ -286,22 +332,29 @@ export function composeProblems(file: string): string[] {
   const { $schema: _draft, ...spec } = schema; // draft-07, Ajv's default; the URL form is not registered
   const validate = ajv.compile(spec);
   const out: string[] = [];
-  if (!validate(compose)) for (const e of validate.errors ?? []) out.push(`schema: ${e.instancePath || "/"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${e.params.additionalProperty})` : ""}`);
+  if (!validate(compose))
+    for (const e of validate.errors ?? [])
+      out.push(`schema: ${e.instancePath || "/"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${e.params.additionalProperty})` : ""}`);
   for (const [name, service] of Object.entries<any>(compose?.services ?? {})) {
     if (!service.healthcheck?.test || service.healthcheck.disable) out.push(`service ${name}: no healthcheck`);
     const dependsOn = service.depends_on ?? {};
     if (Array.isArray(dependsOn) && dependsOn.length > 0) out.push(`service ${name}: depends_on must name condition service_healthy`);
-    else for (const [dep, rule] of Object.entries<any>(dependsOn)) if (rule?.condition !== "service_healthy") out.push(`service ${name}: depends on ${dep} without condition service_healthy`);
+    else
+      for (const [dep, rule] of Object.entries<any>(dependsOn))
+        if (rule?.condition !== "service_healthy") out.push(`service ${name}: depends on ${dep} without condition service_healthy`);
     const environment = Array.isArray(service.environment)
       ? Object.fromEntries(service.environment.map((e: string) => [e.split("=")[0], e.includes("=") ? e.slice(e.indexOf("=") + 1) : null]))
       : (service.environment ?? {});
     for (const [key, value] of Object.entries<unknown>(environment)) {
       // `${X}` alone turns an unset variable into an empty value without a word.
-      if (value === null) out.push(`service ${name}: ${key} is passed through from the shell; give it a default (\${${key}:-…}) or require it (\${${key}:?message})`);
-      else if (typeof value === "string" && /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value)) out.push(`service ${name}: ${key}=${value} has neither a default (:-) nor a required message (:?)`);
+      if (value === null)
+        out.push(`service ${name}: ${key} is passed through from the shell; give it a default (\${${key}:-…}) or require it (\${${key}:?message})`);
+      else if (typeof value === "string" && /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value))
+        out.push(`service ${name}: ${key}=${value} has neither a default (:-) nor a required message (:?)`);
     }
     for (const key of REQUIRED_COMPOSE_SECRETS[name] ?? []) {
-      if (!new RegExp(`^\\$\\{${key}:\\?.+\\}$`).test(String(environment[key] ?? ""))) out.push(`service ${name}: ${key} must be required with \${${key}:?message} (the service refuses to start without it)`);
+      if (!new RegExp(`^\\$\\{${key}:\\?.+\\}$`).test(String(environment[key] ?? "")))
+        out.push(`service ${name}: ${key} must be required with \${${key}:?message} (the service refuses to start without it)`);
     }
     for (const port of service.ports ?? []) {
       const published = typeof port === "string" ? port : `${port.host_ip ?? ""}:${port.published ?? ""}:${port.target}`;

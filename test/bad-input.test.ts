@@ -12,7 +12,12 @@ beforeAll(async () => {
   ordersUrl = `${stack.baseUrl}/orders`;
   // Orders name an existing customer of their tenant.
   // ... and existing products of their tenant.
-  valid.orderItems[0].productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+  valid.orderItems[0].productId = (
+    await request(`${stack.baseUrl}/products`, {
+      token: stack.token,
+      json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+    })
+  ).body.id;
   valid.customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Bad Input Customer" } })).body.id;
 });
 afterAll(async () => {
@@ -25,7 +30,6 @@ const valid = {
   currency: "EUR",
   orderItems: [{ productId: "prd_01jc0000000000000000000001", quantity: 1, price: "1.00" }],
 };
-
 
 describe("request bodies", () => {
   it("answers 400 invalid_json to a body that is not JSON", async () => {

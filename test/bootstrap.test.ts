@@ -31,7 +31,14 @@ describe("identity bootstrap", () => {
   it("uses BOOTSTRAP_API_TOKEN and the configured admin, prints no secret, and never runs again", async () => {
     env = await createTestEnvironment();
     const token = "api-configured-bootstrap-token-0123456789";
-    const config = loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", BOOTSTRAP_API_TOKEN: token, BOOTSTRAP_ADMIN_EMAIL: "ops@example.com", BOOTSTRAP_ADMIN_PASSWORD: "correct horse battery" });
+    const config = loadIdentityConfig({
+      ...env.env,
+      GRPC_PORT: "0",
+      OPS_PORT: "0",
+      BOOTSTRAP_API_TOKEN: token,
+      BOOTSTRAP_ADMIN_EMAIL: "ops@example.com",
+      BOOTSTRAP_ADMIN_PASSWORD: "correct horse battery",
+    });
     const printed: string[] = [];
     const first = await startIdentity(config, { announce: (result) => void printed.push(bootstrapCredentialsText(result)) });
     await first.stop();

@@ -32,7 +32,11 @@ describe("package boundaries", () => {
 
   it.each([
     ["services/orders", `import { login } from "../identity/sessions.js";\nexport const probe = login;\n`, "A service imports only its own files"],
-    ["services/edge/routes", `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`, "A service imports only its own files"],
+    [
+      "services/edge/routes",
+      `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`,
+      "A service imports only its own files",
+    ],
     ["packages/contracts/limits", `import { startOrders } from "../../../services/orders/service.js";\nexport const probe = startOrders;\n`, "never a service"],
   ])("fail on a deliberate forbidden import from %s", async (folder, source, message) => {
     const file = path.join(ROOT, folder, `boundary-probe-${randomBytes(4).toString("hex")}.ts`);

@@ -40,7 +40,12 @@ async function receiver(): Promise<TestReceiver> {
 
 /** Creates an order through the CLI (from standard input) and answers its id. */
 async function createOrder(): Promise<string> {
-  const order = { shortId: `CLI-${Math.random().toString(36).slice(2, 10)}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "4.20" }] };
+  const order = {
+    shortId: `CLI-${Math.random().toString(36).slice(2, 10)}`,
+    customerId,
+    currency: "EUR",
+    orderItems: [{ productId, quantity: 1, price: "4.20" }],
+  };
   const created = await cli.json(["orders", "create", "--file", "-"], { input: JSON.stringify(order) });
   return created.id;
 }

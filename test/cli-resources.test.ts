@@ -113,7 +113,15 @@ describe("waybill orders, products, inventory, customers", () => {
     expect(stocked).toMatchObject({ productId: product.id, onHand: 5, available: 5 });
     const customer = await cli.json(["customers", "create", "--name", "Grace Hopper", "--email", "grace@example.com"]);
     const file = path.join(cli.configHome, "order.json");
-    await writeFile(file, JSON.stringify({ shortId: `ORD-${unique()}`, customerId: customer.id, currency: "EUR", orderItems: [{ productId: product.id, quantity: 2, price: "2.50" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        shortId: `ORD-${unique()}`,
+        customerId: customer.id,
+        currency: "EUR",
+        orderItems: [{ productId: product.id, quantity: 2, price: "2.50" }],
+      }),
+    );
     const order = await cli.json(["orders", "create", "--file", file]);
     expect(order).toMatchObject({ status: "pending", total: "5.00", customerId: customer.id });
 
@@ -136,7 +144,12 @@ describe("waybill orders, products, inventory, customers", () => {
     const customer = await cli.json(["customers", "create", "--name", "Refused"]);
     const product = await cli.json(["products", "create", "--sku", `REF-${unique()}`, "--name", "Refused product"]);
     const order = await cli.json(["orders", "create", "--file", "-"], {
-      input: JSON.stringify({ shortId: `ORD-${unique()}`, customerId: customer.id, currency: "EUR", orderItems: [{ productId: product.id, quantity: 1, price: "1.00" }] }),
+      input: JSON.stringify({
+        shortId: `ORD-${unique()}`,
+        customerId: customer.id,
+        currency: "EUR",
+        orderItems: [{ productId: product.id, quantity: 1, price: "1.00" }],
+      }),
     });
     const refused = await cli.run(["orders", "status", order.id, "completed"]);
     expect(refused.code).toBe(1);

@@ -44,7 +44,12 @@ describe("compiled services (npm run build, node dist/…)", () => {
       });
       children.push(child);
       const deadline = Date.now() + 60_000;
-      while (!(await fetch(`http://127.0.0.1:${opsPorts.get(service)}/readyz`).then((r) => r.ok, () => false))) {
+      while (
+        !(await fetch(`http://127.0.0.1:${opsPorts.get(service)}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
         if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`${service} did not become ready:\n${child.output()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -73,7 +78,11 @@ describe("compiled services (npm run build, node dist/…)", () => {
     expect(open.status).toBe(200);
     const refused = await fetch(`http://127.0.0.1:${httpPort}/v1/orders`);
     expect(refused.status).toBe(401);
-    const login = await fetch(`http://127.0.0.1:${httpPort}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }) });
+    const login = await fetch(`http://127.0.0.1:${httpPort}/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
     expect(login.status).toBe(401); // identity answered over gRPC: the compiled services talk to each other
   });
 });

@@ -25,7 +25,11 @@ let receiverUrl: string;
 const received: string[] = [];
 
 async function api<T>(method: string, pathname: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${stack.baseUrl}${pathname}`, { method, headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${stack.baseUrl}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
@@ -42,7 +46,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  stack = await startStack({ extraEnv: { BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
+  stack = await startStack({
+    extraEnv: { BOOTSTRAP_ADMIN_EMAIL: ADMIN.email, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+  });
   browser = await launchChromium();
 }, 120_000);
 
@@ -127,7 +133,10 @@ describe("console", () => {
       await page.getByRole("heading", { name: "console hook" }).waitFor();
       await page.getByRole("button", { name: "Send test" }).click();
       await page.getByText(/Test delivery: succeeded, status 200/).waitFor();
-      await page.getByText(/webhook\.test · status 200/).first().click();
+      await page
+        .getByText(/webhook\.test · status 200/)
+        .first()
+        .click();
       await page.getByText('"x-receiver": "console-test"').waitFor();
       await page.getByText("<b>thanks</b>").waitFor(); // the receiver's markup, as text
       expect(await page.locator("pre b").count()).toBe(0);
@@ -136,7 +145,12 @@ describe("console", () => {
 
       const customer = await api<{ id: string }>("POST", "/customers", { name: "Console Customer" });
       const product = await api<{ id: string }>("POST", "/products", { sku: "CONSOLE-1", name: "Console product", lowStockThreshold: 5 });
-      const order = await api<{ id: string; shortId: string }>("POST", "/orders", { shortId: "CON-1", customerId: customer.id, currency: "EUR", orderItems: [{ productId: product.id, quantity: 1, price: "9.50" }] });
+      const order = await api<{ id: string; shortId: string }>("POST", "/orders", {
+        shortId: "CON-1",
+        customerId: customer.id,
+        currency: "EUR",
+        orderItems: [{ productId: product.id, quantity: 1, price: "9.50" }],
+      });
       await go(page, "Orders");
       await page.getByTestId("status-CON-1").getByText("pending").waitFor();
       await api("POST", `/orders/${order.id}/status`, { status: "cancelled" });
@@ -190,7 +204,8 @@ describe("console", () => {
         await page.waitForLoadState("networkidle").catch(() => {});
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow, `${screen} scrolls sideways`).toBeLessThanOrEqual(0);
-        for (const button of await page.locator("main button:visible").all()) expect((await button.boundingBox())!.height, `${screen} button`).toBeGreaterThanOrEqual(44);
+        for (const button of await page.locator("main button:visible").all())
+          expect((await button.boundingBox())!.height, `${screen} button`).toBeGreaterThanOrEqual(44);
         expect(await seriousViolations(page), screen).toEqual([]);
         await screenshot(page, "console/phone", screen.toLowerCase().replace(/ /g, "-"));
       }
@@ -217,7 +232,12 @@ describe("console", () => {
       const customer = await api<{ id: string }>("POST", "/customers", { name: "Phone Customer" });
       const product = await api<{ id: string }>("POST", "/products", { sku: "PHONE-1", name: "Phone product" });
       await api("POST", "/inventory/adjustments", { productId: product.id, delta: 5, reason: "initial" });
-      const order = await api<{ id: string }>("POST", "/orders", { shortId: "PHN-1", customerId: customer.id, currency: "EUR", orderItems: [{ productId: product.id, quantity: 1, price: "3.00" }] });
+      const order = await api<{ id: string }>("POST", "/orders", {
+        shortId: "PHN-1",
+        customerId: customer.id,
+        currency: "EUR",
+        orderItems: [{ productId: product.id, quantity: 1, price: "3.00" }],
+      });
       await api("POST", `/orders/${order.id}/status`, { status: "ready" });
       await api("POST", `/orders/${order.id}/status`, { status: "inProgress" });
       const shipment = await api<{ id: string }>("POST", `/orders/${order.id}/shipments`, { carrier: "DHL", trackingNumber: "TRACK-PHONE-1" });
@@ -227,10 +247,13 @@ describe("console", () => {
       await page.getByRole("button", { name: "Look up" }).click();
       await page.getByLabel("Received by").fill("Dock 3");
       await page.getByRole("button", { name: "Confirm delivery" }).click();
-      await page.locator(".cards .badge", { hasText: "delivered" }).waitFor({ timeout: 10_000 }).catch(async (error) => {
-        await screenshot(page, "console/phone", "warehouse-failed");
-        throw new Error(`${error}; on screen: ${await page.locator("main").innerText()}`);
-      });
+      await page
+        .locator(".cards .badge", { hasText: "delivered" })
+        .waitFor({ timeout: 10_000 })
+        .catch(async (error) => {
+          await screenshot(page, "console/phone", "warehouse-failed");
+          throw new Error(`${error}; on screen: ${await page.locator("main").innerText()}`);
+        });
       await screenshot(page, "console/phone", "warehouse-delivered");
       const shipments = await api<{ data: { status: string }[] }>("GET", `/shipments?orderId=${order.id}`);
       expect(shipments.data[0].status).toBe("delivered");

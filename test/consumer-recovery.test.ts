@@ -125,10 +125,14 @@ describe("a durable consumer", () => {
     try {
       expect((await ops.answer("/readyz"))!.status).toBe(200);
       await publish("stalled", ids("stall", 5));
-      const red = await eventually(async () => {
-        const answer = (await ops.answer("/readyz"))!;
-        return answer.status === 503 ? JSON.parse(answer.body) : undefined;
-      }, 15_000, 100);
+      const red = await eventually(
+        async () => {
+          const answer = (await ops.answer("/readyz"))!;
+          return answer.status === 503 ? JSON.parse(answer.body) : undefined;
+        },
+        15_000,
+        100,
+      );
       expect(red.checks.consumers).toContain("recovery-stalled");
       expect((await ops.answer("/metrics"))!.body).toMatch(new RegExp(`${CONSUMER_STALLED_METRIC}\\{consumer="recovery-stalled"[^}]*\\} 1`));
       release();
@@ -174,11 +178,15 @@ describe("a durable consumer", () => {
         await publish("pg", ids("pg-b", 20));
         await sleep(1_000);
         await postgres.start();
-        await eventually(async () => {
-          const { rows } = await db.query<{ id: string; n: number }>("SELECT id, n FROM applied").catch(() => ({ rows: [] as { id: string; n: number }[] }));
-          if (rows.some((r) => r.n !== 1)) throw new Error("applied twice");
-          return rows.length === all.length ? true : undefined;
-        }, 30_000, 200);
+        await eventually(
+          async () => {
+            const { rows } = await db.query<{ id: string; n: number }>("SELECT id, n FROM applied").catch(() => ({ rows: [] as { id: string; n: number }[] }));
+            if (rows.some((r) => r.n !== 1)) throw new Error("applied twice");
+            return rows.length === all.length ? true : undefined;
+          },
+          30_000,
+          200,
+        );
       } finally {
         await consumer.stop();
       }
@@ -211,15 +219,27 @@ describe("a durable consumer", () => {
           publishDurable(
             bus,
             env.topology.deliveriesSubject("hook_1"),
-            JSON.stringify({ deliveryId, tenantId: "ten_x", hookId: "hook_1", trigger: "event", eventId: deliveryId, eventKind: "order.created", eventJson: "{}" }),
+            JSON.stringify({
+              deliveryId,
+              tenantId: "ten_x",
+              hookId: "hook_1",
+              trigger: "event",
+              eventId: deliveryId,
+              eventKind: "order.created",
+              eventJson: "{}",
+            }),
             { msgId: deliveryId },
           ),
         ),
       );
-      const red = await eventually(async () => {
-        const answer = (await ops.answer("/readyz"))!;
-        return answer.status === 503 ? JSON.parse(answer.body) : undefined;
-      }, 15_000, 100);
+      const red = await eventually(
+        async () => {
+          const answer = (await ops.answer("/readyz"))!;
+          return answer.status === 503 ? JSON.parse(answer.body) : undefined;
+        },
+        15_000,
+        100,
+      );
       expect(red.checks.consumers).toContain("dispatcher-deliveries");
       release();
       await eventually(async () => (deliveryIds.every((id) => attempted.has(id)) ? true : undefined), 30_000, 100);

@@ -35,7 +35,13 @@ describe("POST /v1/customers", () => {
     expect((await call(`/customers/${created.body.id}`)).body).toEqual(created.body);
 
     const [event] = await eventsUntil(stack, (e) => e.customerId === created.body.id, ["customer.created"]);
-    expect(event).toMatchObject({ kind: "customer.created", customerId: created.body.id, name: "Ada Lovelace", email: "ada@example.com", address: created.body.address });
+    expect(event).toMatchObject({
+      kind: "customer.created",
+      customerId: created.body.id,
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      address: created.body.address,
+    });
   });
 
   it("needs only a name", async () => {
@@ -99,7 +105,13 @@ describe("PUT /v1/customers/{id}", () => {
     const id = await createCustomer(call, { name: "Grace", email: "grace@example.com", phone: "+1 555 0100" });
     const updated = await call(`/customers/${id}`, { method: "PUT", json: { name: "Grace Hopper", phone: null, address } });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
-    expect(updated.body).toMatchObject({ id, name: "Grace Hopper", email: "grace@example.com", phone: null, address: { ...address, line2: null, region: null } });
+    expect(updated.body).toMatchObject({
+      id,
+      name: "Grace Hopper",
+      email: "grace@example.com",
+      phone: null,
+      address: { ...address, line2: null, region: null },
+    });
 
     // The same values again change nothing and emit nothing.
     const unchanged = await call(`/customers/${id}`, { method: "PUT", json: { name: "Grace Hopper" } });
@@ -121,7 +133,12 @@ describe("PUT /v1/customers/{id}", () => {
 });
 
 describe("orders name an existing customer", () => {
-  const order = (customerId: string) => ({ shortId: `C-${customerId.slice(-6)}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] });
+  const order = (customerId: string) => ({
+    shortId: `C-${customerId.slice(-6)}`,
+    customerId,
+    currency: "EUR",
+    orderItems: [{ productId, quantity: 1, price: "1.00" }],
+  });
 
   it("answers 422 with errors path customerId for an unknown customer", async () => {
     const answer = await call("/orders", { json: order("cus_01jc0000000000000000000000") });

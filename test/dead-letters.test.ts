@@ -106,7 +106,10 @@ describe("the dispatcher's event intake", () => {
         const h = headers();
         h.set(TENANT_ID_NATS_HEADER, tenant);
         const before = await createCustomer(call);
-        await poisonBus.js.publish(stack.env.topology.eventSubject(tenant, "customer.created"), '{"kind":"customer.created","note":"no id, no time"}', { headers: h, msgID: newId("evt") });
+        await poisonBus.js.publish(stack.env.topology.eventSubject(tenant, "customer.created"), '{"kind":"customer.created","note":"no id, no time"}', {
+          headers: h,
+          msgID: newId("evt"),
+        });
         const after = await createCustomer(call);
         await eventually(async () => {
           const got = receiver.received.map((r) => r.json?.customerId);

@@ -31,7 +31,13 @@ afterAll(async () => {
 });
 
 async function connectDevice(port: number, deviceId: string, password: string): Promise<MqttClient> {
-  const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: deviceId, password, reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 5_000 });
+  const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
+    username: deviceId,
+    password,
+    reconnectPeriod: 0,
+    protocolVersion: 4,
+    connectTimeout: 5_000,
+  });
   clients.push(device);
   return device;
 }
@@ -40,7 +46,11 @@ const closed = (device: MqttClient) => new Promise<number>((resolve) => device.o
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The gateway's main.ts as its own node process (no tsx wrapper process, so kill -9 hits the gateway itself). */
 function startGatewayProcess(env: Record<string, string>): { process: ChildProcess; started: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "services/mqtt-gateway/main.ts")], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "services/mqtt-gateway/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   const started = new Promise<void>((resolve, reject) => {

@@ -32,7 +32,14 @@ interface Device {
 }
 
 async function connect(deviceId: string, token: string, options: IClientOptions = {}): Promise<Device> {
-  const c = mqtt.connect(`mqtt://127.0.0.1:${stack.gateway.port}`, { username: deviceId, password: token, reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 5_000, ...options });
+  const c = mqtt.connect(`mqtt://127.0.0.1:${stack.gateway.port}`, {
+    username: deviceId,
+    password: token,
+    reconnectPeriod: 0,
+    protocolVersion: 4,
+    connectTimeout: 5_000,
+    ...options,
+  });
   clients.push(c);
   const device: Device = { mqtt: c, sessionPresent: false, received: [], closes: 0 };
   c.on("message", (topic, payload) => device.received.push({ topic, payload: payload.toString() }));

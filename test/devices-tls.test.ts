@@ -32,8 +32,21 @@ beforeAll(async () => {
   const keyFile = path.join(dir, "key.pem");
   const selfSigned = (key: string, cert: string) =>
     run("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-      "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert,
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
     ]);
   otherCaFile = path.join(dir, "other.pem");
   await Promise.all([selfSigned(keyFile, certFile), selfSigned(path.join(dir, "other-key.pem"), otherCaFile)]);
@@ -74,13 +87,33 @@ describe("MQTT over TLS", () => {
 
   it("mosquitto_pub --cafile publishes over TLS; with another CA it fails", async () => {
     const sensor = await issueToken(stack.env.databaseUrl, "sensor");
-    const args = ["-h", "127.0.0.1", "-p", String(gateway.port), "-V", "mqttv311", "-q", "1", "-u", "tls-2", "-P", sensor.token, "-t", "devices/tls-2/telemetry", "-m", JSON.stringify({ over: "mosquitto" })];
+    const args = [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(gateway.port),
+      "-V",
+      "mqttv311",
+      "-q",
+      "1",
+      "-u",
+      "tls-2",
+      "-P",
+      sensor.token,
+      "-t",
+      "devices/tls-2/telemetry",
+      "-m",
+      JSON.stringify({ over: "mosquitto" }),
+    ];
     await run(MOSQUITTO_PUB, ["--cafile", certFile, ...args], { timeout: 10_000 });
     await eventually(async () => ((await storedPayloads("tls-2")).length === 1 ? true : undefined));
     expect(await storedPayloads("tls-2")).toEqual([{ over: "mosquitto" }]);
 
     // With a CA that did not sign the gateway's certificate, the client refuses the handshake.
-    const untrusted = await run(MOSQUITTO_PUB, ["--cafile", otherCaFile, ...args], { timeout: 10_000 }).then(() => ({ code: 0, stderr: "" }), (e: { code: number; stderr: string }) => e);
+    const untrusted = await run(MOSQUITTO_PUB, ["--cafile", otherCaFile, ...args], { timeout: 10_000 }).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(untrusted.code).not.toBe(0);
     expect(untrusted.stderr).toMatch(/certificate verify failed|tls|ssl/i);
     expect(await storedPayloads("tls-2")).toHaveLength(1);
@@ -88,7 +121,13 @@ describe("MQTT over TLS", () => {
 
   it("refuses plain TCP: no CONNACK, nothing stored", async () => {
     const sensor = await issueToken(stack.env.databaseUrl, "sensor");
-    const plain = mqtt.connect(`mqtt://127.0.0.1:${gateway.port}`, { username: "tls-plain", password: sensor.token, reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 3_000 });
+    const plain = mqtt.connect(`mqtt://127.0.0.1:${gateway.port}`, {
+      username: "tls-plain",
+      password: sensor.token,
+      reconnectPeriod: 0,
+      protocolVersion: 4,
+      connectTimeout: 3_000,
+    });
     const outcome = await new Promise<string>((resolve) => {
       plain.once("connect", () => resolve("connected"));
       plain.once("error", () => resolve("error"));
@@ -96,7 +135,28 @@ describe("MQTT over TLS", () => {
     });
     plain.end(true);
     expect(outcome).not.toBe("connected");
-    const refused = await run(MOSQUITTO_PUB, ["-h", "127.0.0.1", "-p", String(gateway.port), "-V", "mqttv311", "-q", "1", "-u", "tls-plain", "-P", sensor.token, "-t", "devices/tls-plain/telemetry", "-m", "{}"], { timeout: 10_000 }).then(
+    const refused = await run(
+      MOSQUITTO_PUB,
+      [
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(gateway.port),
+        "-V",
+        "mqttv311",
+        "-q",
+        "1",
+        "-u",
+        "tls-plain",
+        "-P",
+        sensor.token,
+        "-t",
+        "devices/tls-plain/telemetry",
+        "-m",
+        "{}",
+      ],
+      { timeout: 10_000 },
+    ).then(
       () => 0,
       (e: { code: number }) => e.code,
     );

@@ -91,8 +91,22 @@ describe("stock counts from devices", () => {
     const productId = await createStockedProduct(call, 1);
     const sensor = await sensorToken();
     const args = (password: string, count: number) => [
-      "-h", "127.0.0.1", "-p", String(stack.gateway.port), "-V", "mqttv311", "-q", "1",
-      "-u", "dock-7", "-P", password, "-t", "devices/dock-7/inventory", "-m", JSON.stringify({ productId, onHand: count }),
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(stack.gateway.port),
+      "-V",
+      "mqttv311",
+      "-q",
+      "1",
+      "-u",
+      "dock-7",
+      "-P",
+      password,
+      "-t",
+      "devices/dock-7/inventory",
+      "-m",
+      JSON.stringify({ productId, onHand: count }),
     ];
     await run(MOSQUITTO_PUB, args(sensor.token, 17), { timeout: 10_000 });
     await eventually(async () => ((await stockOf(call, productId)).onHand === 17 ? true : undefined));
@@ -107,7 +121,24 @@ describe("stock counts from devices", () => {
 
 /** mosquitto_pub at QoS 1 as `deviceId`; resolves to its exit code and stderr. */
 async function mosquittoPub(deviceId: string, password: string, topic: string, message: unknown): Promise<{ code: number; stderr: string }> {
-  const args = ["-h", "127.0.0.1", "-p", String(stack.gateway.port), "-V", "mqttv311", "-q", "1", "-u", deviceId, "-P", password, "-t", topic, "-m", JSON.stringify(message)];
+  const args = [
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(stack.gateway.port),
+    "-V",
+    "mqttv311",
+    "-q",
+    "1",
+    "-u",
+    deviceId,
+    "-P",
+    password,
+    "-t",
+    topic,
+    "-m",
+    JSON.stringify(message),
+  ];
   return run(MOSQUITTO_PUB, args, { timeout: 10_000 }).then(
     () => ({ code: 0, stderr: "" }),
     (error: { code: number | string; stderr: string }) => ({ code: typeof error.code === "number" ? error.code : -1, stderr: error.stderr }),
@@ -124,7 +155,10 @@ describe("mosquitto_pub", () => {
     const shipment = await call(`/orders/${order.id}/shipments`, { json: { carrier: "UPS", trackingNumber } });
     expect(shipment.status).toBe(201);
     const sensor = await sensorToken();
-    expect(await mosquittoPub("dock-scan", sensor.token, "devices/dock-scan/shipments", { trackingNumber, status: "inTransit", location: "Dock 3" })).toEqual({ code: 0, stderr: "" });
+    expect(await mosquittoPub("dock-scan", sensor.token, "devices/dock-scan/shipments", { trackingNumber, status: "inTransit", location: "Dock 3" })).toEqual({
+      code: 0,
+      stderr: "",
+    });
     const moved = await eventually(async () => {
       const s = await call(`/shipments/${shipment.body.id}`);
       return s.body.status === "inTransit" ? s.body : undefined;
@@ -184,8 +218,15 @@ describe("bad device messages", () => {
     const consumerInvalid = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="invalid_payload"/;
     const unknown = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="product_not_found"/;
     const unknownScan = /waybill_device_messages_dropped_total\{.*channel="shipments".*reason="shipment_not_found"/;
-    const gatewayBefore = { malformed: await metric(stack.gateway.opsPort, atGateway("malformed_json")), invalid: await metric(stack.gateway.opsPort, atGateway("invalid_payload")) };
-    const before = [await metric(stack.inventory.opsPort, consumerInvalid), await metric(stack.inventory.opsPort, unknown), await metric(stack.orders.opsPort, unknownScan)];
+    const gatewayBefore = {
+      malformed: await metric(stack.gateway.opsPort, atGateway("malformed_json")),
+      invalid: await metric(stack.gateway.opsPort, atGateway("invalid_payload")),
+    };
+    const before = [
+      await metric(stack.inventory.opsPort, consumerInvalid),
+      await metric(stack.inventory.opsPort, unknown),
+      await metric(stack.orders.opsPort, unknownScan),
+    ];
 
     // publish() resolves on PUBACK: every one of these is acknowledged.
     await publish(device, "devices/shelf-bad/inventory", "not json at all");
@@ -327,7 +368,10 @@ describe("POST /v1/devices/{deviceId}/readings", () => {
   it("stores the message in INGRESS like MQTT and answers 202; inventory applies it", async () => {
     const productId = await createStockedProduct(call, 2);
     const sensor = await sensorToken();
-    const answer = await request(`${stack.baseUrl}/devices/http-shelf/readings`, { token: sensor.token, json: { channel: "inventory", payload: { productId, onHand: 23 } } });
+    const answer = await request(`${stack.baseUrl}/devices/http-shelf/readings`, {
+      token: sensor.token,
+      json: { channel: "inventory", payload: { productId, onHand: 23 } },
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     expect(answer.body).toMatchObject({ messageId: expect.any(String), deviceId: "http-shelf", channel: "inventory", receivedAt: expect.any(String) });
     await eventually(async () => ((await stockOf(call, productId)).onHand === 23 ? true : undefined));
@@ -335,7 +379,9 @@ describe("POST /v1/devices/{deviceId}/readings", () => {
     expect(stored?.subject).toBe(stack.env.topology.ingressSubject(stored!.json.tenantId, "devices", "http-shelf", "inventory"));
     expect(stored?.json).toMatchObject({ deviceId: "http-shelf", tokenId: sensor.id, channel: ["inventory"], payload: { productId, onHand: 23 } });
     // Seen over HTTP: in the registry, not connected.
-    await eventually(async () => ((await call("/devices")).body.data.find((d: any) => d.deviceId === "http-shelf" && !d.connected && d.lastSeenAt) ? true : undefined));
+    await eventually(async () =>
+      (await call("/devices")).body.data.find((d: any) => d.deviceId === "http-shelf" && !d.connected && d.lastSeenAt) ? true : undefined,
+    );
   });
 
   it("validates the body (422), refuses tokens without devices:publish (403) and replays by Idempotency-Key", async () => {
@@ -377,7 +423,9 @@ describe("tenant isolation", () => {
     const subjects = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.deviceId === "iso-1").map((m) => m.subject);
     expect(subjects.every((s) => s.includes(`.${other.tenantId}.`))).toBe(true);
 
-    await eventually(async () => ((await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.some((d: any) => d.deviceId === "iso-1") ? true : undefined));
+    await eventually(async () =>
+      (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.some((d: any) => d.deviceId === "iso-1") ? true : undefined,
+    );
     const mine = (await call("/devices")).body.data.map((d: any) => d.deviceId);
     expect(mine).not.toContain("iso-1");
     const theirs = (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.map((d: any) => d.deviceId);

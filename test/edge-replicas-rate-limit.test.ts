@@ -39,9 +39,7 @@ afterAll(async () => {
 
 describe("rate limits across two edge replicas", () => {
   it("a credential gets its limit once in total, even with requests racing on both replicas", async () => {
-    const answers = await Promise.all(
-      Array.from({ length: API_LIMIT * 2 }, (_, i) => request(`${edges[i % 2].url}/v1/products`, { token: stack.token })),
-    );
+    const answers = await Promise.all(Array.from({ length: API_LIMIT * 2 }, (_, i) => request(`${edges[i % 2].url}/v1/products`, { token: stack.token })));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(API_LIMIT);
     expect(statuses.filter((s) => s === 429)).toHaveLength(API_LIMIT);

@@ -11,7 +11,12 @@ let productId: string;
 beforeAll(async () => {
   stack = await startStack();
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Event Reader" } })).body.id;
-  productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+  productId = (
+    await request(`${stack.baseUrl}/products`, {
+      token: stack.token,
+      json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+    })
+  ).body.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -23,7 +28,9 @@ describe("event log and catalog", () => {
     expect(answer.status).toBe(200);
     expect(answer.body.data.map((k: { kind: string }) => k.kind).sort()).toEqual([...EVENT_KINDS].sort());
     const changed = answer.body.data.find((k: { kind: string }) => k.kind === "order.status.changed");
-    expect(Object.keys(changed.schema.properties)).toEqual(expect.arrayContaining(["id", "kind", "time", "transactionId", "orderId", "previousOrderStatus", "currentOrderStatus"]));
+    expect(Object.keys(changed.schema.properties)).toEqual(
+      expect.arrayContaining(["id", "kind", "time", "transactionId", "orderId", "previousOrderStatus", "currentOrderStatus"]),
+    );
   });
 
   it("returns the tenant's events newest first, filtered by kind and time, with pagination", async () => {
@@ -47,7 +54,9 @@ describe("event log and catalog", () => {
     const first = await request(`${stack.baseUrl}/events?kind=order.created&limit=2&after=${encodeURIComponent(before)}`, { token: stack.token });
     expect(first.body.data).toHaveLength(2);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await request(`${stack.baseUrl}/events?kind=order.created&limit=2&after=${encodeURIComponent(before)}&cursor=${first.body.nextCursor}`, { token: stack.token });
+    const second = await request(`${stack.baseUrl}/events?kind=order.created&limit=2&after=${encodeURIComponent(before)}&cursor=${first.body.nextCursor}`, {
+      token: stack.token,
+    });
     expect(second.body.data.map((e: { orderId: string }) => e.orderId)).toEqual([ids[0]]);
     expect(second.body.nextCursor).toBeNull();
 

@@ -175,7 +175,9 @@ describe("GET /v1/events/stream", () => {
     // A reader that sends its request, reads the answer's head, then never reads again.
     const slow = net.connect(stack.edge.port, "127.0.0.1");
     await new Promise<void>((resolve) => slow.once("connect", resolve));
-    slow.write(`GET /v1/events/stream?kind=device.reading HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${stack.token}\r\nAccept: text/event-stream\r\n\r\n`);
+    slow.write(
+      `GET /v1/events/stream?kind=device.reading HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${stack.token}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     const head = await new Promise<string>((resolve) => slow.once("data", (chunk: Buffer) => resolve(chunk.toString())));
     expect(head).toMatch(/^HTTP\/1.1 200/);
     slow.pause();
@@ -195,7 +197,15 @@ describe("GET /v1/events/stream", () => {
         const id = newId("evt");
         const h = natsHeaders();
         h.set(TENANT_ID_NATS_HEADER, tenantA);
-        const event = { id, kind: "device.reading", time: new Date().toISOString(), transactionId: newId("txn"), deviceId: "dev-slow", reading, receivedAt: new Date().toISOString() };
+        const event = {
+          id,
+          kind: "device.reading",
+          time: new Date().toISOString(),
+          transactionId: newId("txn"),
+          deviceId: "dev-slow",
+          reading,
+          receivedAt: new Date().toISOString(),
+        };
         await js.publish(stack.env.topology.eventSubject(tenantA, "device.reading"), JSON.stringify(event), { msgID: id, headers: h });
         published += 1;
       }
@@ -225,7 +235,14 @@ describe("GET /v1/events/stream", () => {
     const received: StreamedEvent[] = [];
     const stop = new AbortController();
     const reading = (async () => {
-      const events = streamEvents({ baseUrl: `http://${proxy.address}`, token: stack.token, kinds: ["customer.created"], idleTimeoutMs: HEARTBEAT_MS * 4, signal: stop.signal, onStatus: (s) => statuses.push(s) });
+      const events = streamEvents({
+        baseUrl: `http://${proxy.address}`,
+        token: stack.token,
+        kinds: ["customer.created"],
+        idleTimeoutMs: HEARTBEAT_MS * 4,
+        signal: stop.signal,
+        onStatus: (s) => statuses.push(s),
+      });
       for await (const event of events) received.push(event);
     })();
     try {
@@ -235,7 +252,9 @@ describe("GET /v1/events/stream", () => {
       // Half-open: the connection stays up but carries nothing, not even heartbeats.
       proxy.blackhole();
       const missed = await createCustomer(a);
-      await eventually(async () => (statuses.some((s) => s.state === "dropped" && String((s.error as Error)?.message).includes("nothing received")) ? true : undefined));
+      await eventually(async () =>
+        statuses.some((s) => s.state === "dropped" && String((s.error as Error)?.message).includes("nothing received")) ? true : undefined,
+      );
       proxy.restore();
       await eventually(async () => received.find((e) => e.event.customerId === missed));
       expect(received.map((e) => e.event.customerId)).toEqual([first, missed]);

@@ -42,12 +42,14 @@ function bodies(schema: JsonSchema | undefined): fc.Arbitrary<{ raw: string }> {
   const shaped = props.length
     ? fc.record(Object.fromEntries(props.map((p) => [p, fc.jsonValue()])), { requiredKeys: [] }).map((v) => JSON.stringify(v))
     : fc.constant("{}");
-  return fc.oneof(
-    fc.jsonValue().map((v) => JSON.stringify(v)),
-    shaped,
-    shaped.map((text) => text.slice(0, Math.max(1, Math.floor(text.length / 2)))),
-    fc.string({ maxLength: 200 }),
-  ).map((raw) => ({ raw }));
+  return fc
+    .oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      shaped,
+      shaped.map((text) => text.slice(0, Math.max(1, Math.floor(text.length / 2)))),
+      fc.string({ maxLength: 200 }),
+    )
+    .map((raw) => ({ raw }));
 }
 
 function concretePath(path: string, real: boolean): string {
@@ -91,12 +93,13 @@ describe("write endpoints under random input", () => {
 const CURRENCIES = ["EUR", "USD", "JPY", "BHD", "KWD", "CLF", "UYW", "XAU", "XXX"];
 
 /** Mostly `valid`, sometimes `extreme`: every field near its limits without every body failing. */
-const mostly = <T>(valid: fc.Arbitrary<T>, extreme: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: extreme, weight: 1 });
+const mostly = <T>(valid: fc.Arbitrary<T>, extreme: fc.Arbitrary<T>): fc.Arbitrary<T> =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: extreme, weight: 1 });
 const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
 const decimal = (wholeDigits: number, fractionDigits: number, negative = false) =>
-  fc.tuple(fc.boolean(), digits(1, wholeDigits), fc.option(digits(1, fractionDigits), { nil: undefined })).map(
-    ([minus, whole, fraction]) => `${negative && minus ? "-" : ""}${whole}${fraction === undefined ? "" : `.${fraction}`}`,
-  );
+  fc
+    .tuple(fc.boolean(), digits(1, wholeDigits), fc.option(digits(1, fractionDigits), { nil: undefined }))
+    .map(([minus, whole, fraction]) => `${negative && minus ? "-" : ""}${whole}${fraction === undefined ? "" : `.${fraction}`}`);
 
 const amount: fc.Arbitrary<unknown> = mostly<unknown>(
   fc.oneof(decimal(15, 2), fc.constantFrom("999999999999999.99", "999999999999999", "0", "0.00", "0.01"), fc.integer({ min: 0, max: 1_000_000 })),
@@ -148,7 +151,10 @@ function nearValidWrites(): { name: string; method: string; path: string; body: 
           shortId: mostly(fc.string({ unit: fc.constantFrom(..."ABCXYZ019._-"), minLength: 8, maxLength: 64 }), text(64)),
           customerId: mostly(fc.constant(realIds.customers ?? "cus_fuzz"), text(100)),
           currency,
-          dueDate: mostly(fc.constantFrom("2027-01-01", "2027-01-01T00:00:00Z", "9999-12-31T23:59:59.999+14:00"), fc.oneof(fc.constantFrom("0001-01-01", "2027-02-30", "2027-01-01T24:00:00Z"), text(40))),
+          dueDate: mostly(
+            fc.constantFrom("2027-01-01", "2027-01-01T00:00:00Z", "9999-12-31T23:59:59.999+14:00"),
+            fc.oneof(fc.constantFrom("0001-01-01", "2027-02-30", "2027-01-01T24:00:00Z"), text(40)),
+          ),
           orderItems: mostly(fc.array(line, { minLength: 1, maxLength: 8 }), fc.oneof(fc.constant([]), fc.array(line, { minLength: 495, maxLength: 505 }))),
         },
         { requiredKeys: ["shortId", "customerId", "currency", "orderItems"] },
@@ -165,7 +171,12 @@ function nearValidWrites(): { name: string; method: string; path: string; body: 
       method: "PUT",
       path: `/products/${realIds.products ?? "prd_fuzz"}`,
       body: fc.record(
-        { name: text(200), price: fc.oneof(amount, fc.constant(null)), currency: fc.oneof(currency, fc.constant(null)), lowStockThreshold: fc.oneof(quantity, fc.constant(null)) },
+        {
+          name: text(200),
+          price: fc.oneof(amount, fc.constant(null)),
+          currency: fc.oneof(currency, fc.constant(null)),
+          lowStockThreshold: fc.oneof(quantity, fc.constant(null)),
+        },
         { requiredKeys: [] },
       ),
     },
@@ -174,7 +185,10 @@ function nearValidWrites(): { name: string; method: string; path: string; body: 
       method: "POST",
       path: "/inventory/adjustments",
       body: fc.oneof(
-        fc.record({ productId, location: text(64), delta: fc.tuple(quantity, fc.boolean()).map(([q, minus]) => (minus ? -q : q)), reason: text(500) }, { requiredKeys: ["productId", "delta", "reason"] }),
+        fc.record(
+          { productId, location: text(64), delta: fc.tuple(quantity, fc.boolean()).map(([q, minus]) => (minus ? -q : q)), reason: text(500) },
+          { requiredKeys: ["productId", "delta", "reason"] },
+        ),
         fc.record({ productId, location: text(64), setTo: quantity, reason: text(500) }, { requiredKeys: ["productId", "setTo", "reason"] }),
       ),
     },
@@ -183,7 +197,11 @@ function nearValidWrites(): { name: string; method: string; path: string; body: 
       method: "POST",
       path: "/customers",
       body: fc.record(
-        { name: text(200), email: mostly(fc.emailAddress(), text(300)), address: fc.record({ line1: text(200), city: text(100), country: mostly(fc.constantFrom("DE", "US"), text(3)) }) },
+        {
+          name: text(200),
+          email: mostly(fc.emailAddress(), text(300)),
+          address: fc.record({ line1: text(200), city: text(100), country: mostly(fc.constantFrom("DE", "US"), text(3)) }),
+        },
         { requiredKeys: ["name"] },
       ),
     },
@@ -191,27 +209,30 @@ function nearValidWrites(): { name: string; method: string; path: string; body: 
 }
 
 describe("write endpoints under near-valid input with extreme values", () => {
-  it.each(["create an order", "create a product", "change a product", "adjust stock", "create a customer"])("%s: never 5xx; problem+json with a code or a success", async (name) => {
-    const write = nearValidWrites().find((w) => w.name === name)!;
-    let successes = 0;
-    await fc.assert(
-      fc.asyncProperty(write.body, async (body) => {
-        const answer = await request(`${stack.baseUrl}${write.path}`, { method: write.method, token: stack.token, json: body });
-        const shown = JSON.stringify(body).slice(0, 2000);
-        expect(answer.status, `${write.method} ${write.path} with ${shown}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
-        if (answer.status >= 400) {
-          expect(answer.headers.get("content-type"), shown).toContain("application/problem+json");
-          expect(answer.body.code, shown).toEqual(expect.any(String));
-        } else {
-          successes++;
-          expect(answer.status, shown).toBeGreaterThanOrEqual(200);
-          expect(answer.headers.get("content-type"), shown).toContain("application/json");
-          expect(answer.body.id, shown).toEqual(expect.any(String));
-        }
-      }),
-      { numRuns: 80 },
-    );
-    // Near-valid means some of them are valid: the property reached the success path as well.
-    expect(successes, name).toBeGreaterThan(0);
-  });
+  it.each(["create an order", "create a product", "change a product", "adjust stock", "create a customer"])(
+    "%s: never 5xx; problem+json with a code or a success",
+    async (name) => {
+      const write = nearValidWrites().find((w) => w.name === name)!;
+      let successes = 0;
+      await fc.assert(
+        fc.asyncProperty(write.body, async (body) => {
+          const answer = await request(`${stack.baseUrl}${write.path}`, { method: write.method, token: stack.token, json: body });
+          const shown = JSON.stringify(body).slice(0, 2000);
+          expect(answer.status, `${write.method} ${write.path} with ${shown}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
+          if (answer.status >= 400) {
+            expect(answer.headers.get("content-type"), shown).toContain("application/problem+json");
+            expect(answer.body.code, shown).toEqual(expect.any(String));
+          } else {
+            successes++;
+            expect(answer.status, shown).toBeGreaterThanOrEqual(200);
+            expect(answer.headers.get("content-type"), shown).toContain("application/json");
+            expect(answer.body.id, shown).toEqual(expect.any(String));
+          }
+        }),
+        { numRuns: 80 },
+      );
+      // Near-valid means some of them are valid: the property reached the success path as well.
+      expect(successes, name).toBeGreaterThan(0);
+    },
+  );
 });

@@ -24,7 +24,6 @@ afterAll(async () => {
 
 const api = (path: string, init: Parameters<typeof request>[1] = {}) => request(`${stack.baseUrl}${path}`, init);
 
-
 async function createToken(type: string, extra: Record<string, unknown> = {}) {
   const answer = await api("/tokens", { token: stack.token, json: { name: `${type} token`, type, ...extra } });
   expect(answer.status).toBe(201);
@@ -107,7 +106,11 @@ describe("token manager", () => {
   });
 
   it("refuses an expiry in the past and an unknown type", async () => {
-    expectProblem(await api("/tokens", { token: stack.token, json: { name: "old", type: "api", expiresAt: "2001-01-01T00:00:00Z" } }), 422, "validation_failed");
+    expectProblem(
+      await api("/tokens", { token: stack.token, json: { name: "old", type: "api", expiresAt: "2001-01-01T00:00:00Z" } }),
+      422,
+      "validation_failed",
+    );
     expectProblem(await api("/tokens", { token: stack.token, json: { name: "x", type: "root" } }), 422, "validation_failed");
   });
 
@@ -168,7 +171,12 @@ describe("permissions per token type", () => {
     await expectStatus(await api("/inventory/adjustments", { token: stack.token, json: { productId: made.id, delta: 10, reason: "count" } }), 201, "stock");
     return { customerId: customer.id as string, productId: made.id as string };
   }
-  const orderBody = (customerId: string, productId: string) => ({ shortId: `P-${sku()}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1.00" }] });
+  const orderBody = (customerId: string, productId: string) => ({
+    shortId: `P-${sku()}`,
+    customerId,
+    currency: "EUR",
+    orderItems: [{ productId, quantity: 1, price: "1.00" }],
+  });
 
   const identityManagement: [string, string][] = [
     ["POST", "/tokens"],
@@ -194,7 +202,11 @@ describe("permissions per token type", () => {
     const { token } = await createToken("machine");
     const customer = await expectStatus(await api("/customers", { token, json: { name: "Machine Customer" } }), 201, "POST /customers");
     const made = await expectStatus(await api("/products", { token, json: product() }), 201, "POST /products");
-    await expectStatus(await api("/inventory/adjustments", { token, json: { productId: made.id, delta: 5, reason: "count" } }), 201, "POST /inventory/adjustments");
+    await expectStatus(
+      await api("/inventory/adjustments", { token, json: { productId: made.id, delta: 5, reason: "count" } }),
+      201,
+      "POST /inventory/adjustments",
+    );
     await expectStatus(await api("/orders", { token, json: orderBody(customer.id, made.id) }), 201, "POST /orders");
     await expectStatus(await api("/hooks", { token, json: hook() }), 201, "POST /hooks");
     await expectStatus(await api(`/devices/machine-dev/readings`, { token, json: reading }), 202, "POST readings");
@@ -305,10 +317,14 @@ describe("rate limits", () => {
 function postFrom(localAddress: string, url: string, json: unknown): Promise<{ status: number }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(json);
-    const req = http.request(url, { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
-    });
+    const req = http.request(
+      url,
+      { method: "POST", localAddress, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

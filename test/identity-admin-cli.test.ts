@@ -18,7 +18,10 @@ let edge: EdgeHandle;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  identity = await startIdentity(loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", BOOTSTRAP_API_TOKEN: `api-${randomBytes(32).toString("base64url")}` }), { announce: () => {} });
+  identity = await startIdentity(
+    loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", BOOTSTRAP_API_TOKEN: `api-${randomBytes(32).toString("base64url")}` }),
+    { announce: () => {} },
+  );
   edge = await startEdge(loadEdgeConfig({ ...env.env, HTTP_PORT: "0", IDENTITY_GRPC_URL: `127.0.0.1:${identity.grpcPort}` }));
 });
 

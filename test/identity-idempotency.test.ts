@@ -21,7 +21,6 @@ afterAll(async () => {
 
 const api = (path: string, init: Parameters<typeof request>[1] = {}) => request(`${stack.baseUrl}${path}`, init);
 
-
 async function storedRecords(scope: string, key: string) {
   const { rows } = await db.query<{ request_hash: string; response: unknown }>(
     "SELECT request_hash, response FROM identity.idempotency_keys WHERE scope = $1 AND key = $2",
@@ -46,7 +45,13 @@ describe("POST /tokens with Idempotency-Key", () => {
     const { token: value, ...metadata } = first.body;
     expect(again.body).toEqual(metadata);
     expect(again.body).not.toHaveProperty("token");
-    expect(metadata).toEqual({ id: expect.stringMatching(/^tok_/), name: json.name, type: "machine", createdAt: expect.any(String), expiresAt: expect.any(String) });
+    expect(metadata).toEqual({
+      id: expect.stringMatching(/^tok_/),
+      name: json.name,
+      type: "machine",
+      createdAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
 
     const listed = (await api("/tokens?limit=100", { token: stack.token })).body.data.filter((t: { name: string }) => t.name === json.name);
     expect(listed.map((t: { id: string }) => t.id)).toEqual([first.body.id]);
@@ -91,7 +96,9 @@ describe("POST /users with Idempotency-Key", () => {
     expect(records[0].response).toEqual(first.body);
     expect(JSON.stringify(records)).not.toContain(json.password);
     // Not even the edge's plain SHA-256 of the body (which covers the password) is kept as it is.
-    const edgeHash = createHash("sha256").update(`post /v1/users\n${canonicalJson(json)}`).digest("hex");
+    const edgeHash = createHash("sha256")
+      .update(`post /v1/users\n${canonicalJson(json)}`)
+      .digest("hex");
     expect(records[0].request_hash).not.toBe(edgeHash);
   });
 

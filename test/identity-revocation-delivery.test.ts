@@ -54,10 +54,14 @@ describe("revocation delivery", () => {
     expect((await api("/tokens", victim.token)).status).toBe(200);
 
     proxy.restore();
-    const refused = await eventually(async () => {
-      const answer = await api("/tokens", victim.token);
-      return answer.status === 401 ? answer : undefined;
-    }, 30_000, 100);
+    const refused = await eventually(
+      async () => {
+        const answer = await api("/tokens", victim.token);
+        return answer.status === 401 ? answer : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(refused.body.code).toBe("token_revoked");
     // JetStream acknowledged it (stored in the revocations stream).
     const stored = await readStream(env.natsUrl, `${env.streamPrefix}REVOCATIONS`);

@@ -40,7 +40,10 @@ async function stocked(stock: Record<string, number>, lowStockThreshold?: number
   const created = await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `RES-${++skus}`, name: "Reservable", lowStockThreshold } });
   expect(created.status).toBe(201);
   for (const [location, setTo] of Object.entries(stock)) {
-    expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: created.body.id, location, setTo, reason: "setup" } })).status).toBe(201);
+    expect(
+      (await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: created.body.id, location, setTo, reason: "setup" } }))
+        .status,
+    ).toBe(201);
   }
   return created.body.id;
 }
@@ -68,23 +71,43 @@ describe("ReserveStock", () => {
     const a = await stocked({ default: 5 });
     const b = await stocked({ default: 1 });
     const order = orderId();
-    const refused = await rejection(reserve(order, [{ productId: a, quantity: 2 }, { productId: b, quantity: 2 }]));
+    const refused = await rejection(
+      reserve(order, [
+        { productId: a, quantity: 2 },
+        { productId: b, quantity: 2 },
+      ]),
+    );
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.code).toBe("insufficient_stock");
     expect(refused.message).toContain(`${b} (2 requested, 1 available)`);
     expect(refused.message).not.toContain(a);
     expect(await levels(a)).toEqual({ default: { onHand: 5, reserved: 0, available: 5 } });
 
-    expect(await reserve(order, [{ productId: a, quantity: 2 }, { productId: b, quantity: 1 }])).toEqual({ reserved: true });
+    expect(
+      await reserve(order, [
+        { productId: a, quantity: 2 },
+        { productId: b, quantity: 1 },
+      ]),
+    ).toEqual({ reserved: true });
     expect(await levels(a)).toEqual({ default: { onHand: 5, reserved: 2, available: 3 } });
     expect(await levels(b)).toEqual({ default: { onHand: 1, reserved: 1, available: 0 } });
   });
 
   it("sums the lines of one product", async () => {
     const a = await stocked({ default: 3 });
-    const refused = await rejection(reserve(orderId(), [{ productId: a, quantity: 2 }, { productId: a, quantity: 2 }]));
+    const refused = await rejection(
+      reserve(orderId(), [
+        { productId: a, quantity: 2 },
+        { productId: a, quantity: 2 },
+      ]),
+    );
     expect(refused.code).toBe("insufficient_stock");
-    expect(await reserve(orderId(), [{ productId: a, quantity: 2 }, { productId: a, quantity: 1 }])).toEqual({ reserved: true });
+    expect(
+      await reserve(orderId(), [
+        { productId: a, quantity: 2 },
+        { productId: a, quantity: 1 },
+      ]),
+    ).toEqual({ reserved: true });
     expect((await levels(a)).default.available).toBe(0);
   });
 
@@ -111,7 +134,12 @@ describe("ReserveStock", () => {
     const gone = await stocked({ default: 5 });
     await request(`${stack.baseUrl}/products/${gone}`, { method: "DELETE", token: stack.token });
     const unknown = "prd_01jc0000000000000000000000";
-    const refused = await rejection(reserve(orderId(), [{ productId: gone, quantity: 1 }, { productId: unknown, quantity: 1 }]));
+    const refused = await rejection(
+      reserve(orderId(), [
+        { productId: gone, quantity: 1 },
+        { productId: unknown, quantity: 1 },
+      ]),
+    );
     expect(refused.code).toBe("insufficient_stock");
     expect(refused.message).toContain(`${gone} (not in the catalog)`);
     expect(refused.message).toContain(`${unknown} (not in the catalog)`);
@@ -186,7 +214,9 @@ describe("ReleaseStock and ConsumeStock", () => {
     const refused = await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: a, setTo: 3, reason: "count" } });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe("insufficient_stock");
-    expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: a, delta: -1, reason: "broken" } })).status).toBe(201);
+    expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: a, delta: -1, reason: "broken" } })).status).toBe(
+      201,
+    );
     expect((await levels(a)).default).toEqual({ onHand: 4, reserved: 4, available: 0 });
   });
 });
@@ -198,16 +228,25 @@ describe("events", () => {
     const order = orderId();
     const reserveTxn = newId("txn");
     await runInContext(contextFrom("req-reserve", reserveTxn), () =>
-      reserve(order, [{ productId: a, quantity: 4 }, { productId: b, quantity: 1 }]),
+      reserve(order, [
+        { productId: a, quantity: 4 },
+        { productId: b, quantity: 1 },
+      ]),
     );
     const releaseTxn = newId("txn");
     await runInContext(contextFrom("req-release", releaseTxn), () => release(order));
 
     const events = await eventually(async () => {
-      const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.orderId === order || m.json.transactionId === reserveTxn);
+      const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter(
+        (m) => m.json.orderId === order || m.json.transactionId === reserveTxn,
+      );
       return mine.some((m) => m.json.kind === "inventory.released" && m.json.productId === b) ? mine : undefined;
     });
-    const summary = events.map((e) => [e.json.kind, e.json.productId === a ? "a" : "b", e.json.transactionId === reserveTxn ? "reserve" : e.json.transactionId === releaseTxn ? "release" : "other"]);
+    const summary = events.map((e) => [
+      e.json.kind,
+      e.json.productId === a ? "a" : "b",
+      e.json.transactionId === reserveTxn ? "reserve" : e.json.transactionId === releaseTxn ? "release" : "other",
+    ]);
     expect(summary).toEqual([
       ["inventory.reserved", "a", "reserve"],
       ["inventory.low", "a", "reserve"],
@@ -227,7 +266,9 @@ describe("events", () => {
     await reserve(order, [{ productId: a, quantity: 2 }]);
     await consume(order);
     const consumed = await eventually(async () => {
-      const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.orderId === order && m.json.kind === "inventory.consumed");
+      const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter(
+        (m) => m.json.orderId === order && m.json.kind === "inventory.consumed",
+      );
       return mine.length === 2 ? mine.map((m) => m.json) : undefined;
     });
     expect(consumed).toEqual([
@@ -292,7 +333,16 @@ describe("under concurrency", () => {
     for (let i = 0; i < 30; i++) {
       const order = orderId();
       reservedOrders.push(order);
-      const lines = i % 2 === 0 ? [{ productId: a, quantity: 1 }, { productId: b, quantity: 1 }] : [{ productId: b, quantity: 1 }, { productId: a, quantity: 1 }];
+      const lines =
+        i % 2 === 0
+          ? [
+              { productId: a, quantity: 1 },
+              { productId: b, quantity: 1 },
+            ]
+          : [
+              { productId: b, quantity: 1 },
+              { productId: a, quantity: 1 },
+            ];
       calls.push(reserve(order, lines));
       if (i % 5 === 0) {
         calls.push(request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId: i % 2 ? a : b, delta: 1, reason: "race" } }));

@@ -48,7 +48,11 @@ describe("GET /v1/inventory", () => {
   it("filters by location and pages newest product first, then by location", async () => {
     const older = await newProduct();
     const newer = await newProduct();
-    for (const [productId, location] of [[older, "pages-b"], [older, "pages-a"], [newer, "pages-a"]]) {
+    for (const [productId, location] of [
+      [older, "pages-b"],
+      [older, "pages-a"],
+      [newer, "pages-a"],
+    ]) {
       expect((await adjust({ productId, location, delta: 1 })).status).toBe(201);
     }
     const atA = await request(`${inventoryUrl}?location=pages-a`, { token: stack.token });
@@ -63,7 +67,11 @@ describe("GET /v1/inventory", () => {
       );
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.data.filter((s) => s.productId === older || s.productId === newer).map((s) => `${s.productId === newer ? "newer" : "older"}@${s.location}`));
+      seen.push(
+        ...page.body.data
+          .filter((s) => s.productId === older || s.productId === newer)
+          .map((s) => `${s.productId === newer ? "newer" : "older"}@${s.location}`),
+      );
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(seen).toEqual(["newer@default", "newer@pages-a", "older@default", "older@pages-a", "older@pages-b"]);
@@ -127,7 +135,14 @@ describe("POST /v1/inventory/adjustments", () => {
 
   it("answers 422 unless exactly one of delta and setTo is given, and to bad values", async () => {
     const productId = await newProduct();
-    for (const body of [{ productId }, { productId, delta: 1, setTo: 1 }, { productId, delta: 0 }, { productId, setTo: -1 }, { productId, delta: 1.5 }, { productId, delta: "1" }]) {
+    for (const body of [
+      { productId },
+      { productId, delta: 1, setTo: 1 },
+      { productId, delta: 0 },
+      { productId, setTo: -1 },
+      { productId, delta: 1.5 },
+      { productId, delta: "1" },
+    ]) {
       const answer = await adjust(body);
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.body.code).toBe("validation_failed");

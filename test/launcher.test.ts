@@ -55,7 +55,12 @@ describe("npm start", () => {
     const customer = await request(`${base}/customers`, { token, json: { name: "Launcher Customer" } });
     expect(customer.status).toBe(201);
     // ... and existing products.
-    const productId = (await request(`${base}/products`, { token: token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+    const productId = (
+      await request(`${base}/products`, {
+        token: token,
+        json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+      })
+    ).body.id;
     const created = await request(`${base}/orders`, {
       token,
       json: { shortId: "START-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "3.50" }] },

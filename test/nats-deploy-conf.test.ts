@@ -29,7 +29,23 @@ function openssl(...args: string[]) {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "waybill-nats-tls-"));
   // A CA and a server certificate for localhost, as the dev overlay's create-secrets.sh makes them.
-  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=test-ca", "-keyout", "ca.key", "-out", "ca.crt");
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=test-ca",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+  );
   openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=localhost", "-keyout", "tls.key", "-out", "tls.csr");
   writeFileSync(path.join(dir, "ext"), "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n");
   openssl("x509", "-req", "-in", "tls.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-extfile", "ext", "-out", "tls.crt");
@@ -50,7 +66,10 @@ beforeAll(async () => {
   // Ready once the monitoring port says JetStream is up.
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${httpPort}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${httpPort}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error("private nats-server did not start");
     await new Promise((r) => setTimeout(r, 100));
@@ -63,7 +82,13 @@ afterAll(() => {
 });
 
 async function probe(env: Record<string, string | undefined>): Promise<{ ok: boolean; seq?: number; error?: string }> {
-  const child = runTs("test/support/bus-probe.ts", { NATS_URL: url, NATS_USER: "waybill", NATS_PASSWORD: PASSWORD, NODE_EXTRA_CA_CERTS: path.join(dir, "ca.crt"), ...env });
+  const child = runTs("test/support/bus-probe.ts", {
+    NATS_URL: url,
+    NATS_USER: "waybill",
+    NATS_PASSWORD: PASSWORD,
+    NODE_EXTRA_CA_CERTS: path.join(dir, "ca.crt"),
+    ...env,
+  });
   const [line] = await child.waitForOutput(/\{"ok".*\}/, 30_000);
   await child.exited();
   return JSON.parse(line);

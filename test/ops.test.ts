@@ -38,7 +38,10 @@ describe("ops endpoints", () => {
       const ready = await request(`${base}/readyz`);
       expect(ready.status, service).toBe(200);
       expect(ready.body.status).toBe("ready");
-      expect(Object.values(ready.body.checks).every((v) => v === "ok"), service).toBe(true);
+      expect(
+        Object.values(ready.body.checks).every((v) => v === "ok"),
+        service,
+      ).toBe(true);
 
       const metrics = await fetch(`${base}/metrics`);
       expect(metrics.status).toBe(200);
@@ -50,7 +53,12 @@ describe("ops endpoints", () => {
   it("the dispatcher counts the events it consumed", async () => {
     // Orders name an existing customer of their tenant.
     const customer = await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Ops Customer" } });
-    const productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+    const productId = (
+      await request(`${stack.baseUrl}/products`, {
+        token: stack.token,
+        json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+      })
+    ).body.id;
     const created = await request(`${stack.baseUrl}/orders`, {
       token: stack.token,
       json: { shortId: "OPS-1", customerId: customer.body.id, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "1" }] },

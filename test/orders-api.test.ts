@@ -103,7 +103,10 @@ describe("Idempotency-Key on POST /v1/orders", () => {
 
   it("treats the same body with its keys in another order as the same request", async () => {
     const headers = { "idempotency-key": "order-key-reordered" };
-    const first = await call("/orders", { json: { shortId: "IDEM-5", customerId, currency: "EUR", orderItems: [{ productId: item.productId, quantity: 2, price: "3.00" }] }, headers });
+    const first = await call("/orders", {
+      json: { shortId: "IDEM-5", customerId, currency: "EUR", orderItems: [{ productId: item.productId, quantity: 2, price: "3.00" }] },
+      headers,
+    });
     expect(first.status).toBe(201);
     // Another client's serializer: every object's keys in another order, nested ones too.
     const raw = `{"orderItems":[{"price":"3.00","quantity":2,"productId":"${item.productId}"}],"currency":"EUR","customerId":"${customerId}","shortId":"IDEM-5"}`;
@@ -113,7 +116,10 @@ describe("Idempotency-Key on POST /v1/orders", () => {
     expect(retry.body).toEqual(first.body);
     // Order inside arrays is meaning, not form: another order of the lines is another request.
     const headers2 = { "idempotency-key": "order-key-lines" };
-    const lines = [{ ...item, quantity: 1 }, { ...item, quantity: 2 }];
+    const lines = [
+      { ...item, quantity: 1 },
+      { ...item, quantity: 2 },
+    ];
     expect((await call("/orders", { json: { shortId: "IDEM-6", customerId, currency: "EUR", orderItems: lines }, headers: headers2 })).status).toBe(201);
     const swapped = await call("/orders", { json: { shortId: "IDEM-6", customerId, currency: "EUR", orderItems: [...lines].reverse() }, headers: headers2 });
     expect(swapped.status).toBe(422);
@@ -142,7 +148,10 @@ describe("amounts an order cannot hold", () => {
     expect(doubled.body.detail).toContain(max);
 
     // Each line fits; their sum does not.
-    const summed = await order("BIG-2", [{ ...item, price: max }, { ...item, price: "0.01" }]);
+    const summed = await order("BIG-2", [
+      { ...item, price: max },
+      { ...item, price: "0.01" },
+    ]);
     expect(summed.status).toBe(422);
     expect(summed.body.code).toBe("amount_out_of_range");
     expect(summed.body.errors).toEqual([{ path: "total", message: `the order's total exceeds ${max}` }]);
@@ -174,21 +183,30 @@ describe("X-Transaction-Id", () => {
 
   it("takes the client's id for the operation's events and echoes it", async () => {
     const transactionId = "txn_ClientChosen0001";
-    const created = await call("/orders", { json: { shortId: "TXN-1", customerId, currency: "EUR", orderItems: [item] }, headers: { "x-transaction-id": transactionId } });
+    const created = await call("/orders", {
+      json: { shortId: "TXN-1", customerId, currency: "EUR", orderItems: [item] },
+      headers: { "x-transaction-id": transactionId },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get("x-transaction-id")).toBe(transactionId);
     const [event] = await eventsUntil(stack, (e) => e.kind === "order.created" && e.orderId === created.body.id, ["order.created"]);
     expect(event.transactionId).toBe(transactionId);
   });
 
-  it.each(["txn_short", "ord_0123456789abcdef", "txn_" + "a".repeat(65), "txn_with-dash00000", "txn_with space0000"])("answers 400 invalid_transaction_id to %s", async (value) => {
-    const refused = await call("/orders", { json: { shortId: "TXN-BAD", customerId, currency: "EUR", orderItems: [item] }, headers: { "x-transaction-id": value } });
-    expect(refused.status).toBe(400);
-    expect(refused.headers.get("content-type")).toContain("application/problem+json");
-    expect(refused.body.code).toBe("invalid_transaction_id");
-    expect(refused.headers.get("x-transaction-id")).toMatch(/^txn_[0-9a-z]{26}$/);
-    expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "TXN-BAD")).toBe(false);
-  });
+  it.each(["txn_short", "ord_0123456789abcdef", "txn_" + "a".repeat(65), "txn_with-dash00000", "txn_with space0000"])(
+    "answers 400 invalid_transaction_id to %s",
+    async (value) => {
+      const refused = await call("/orders", {
+        json: { shortId: "TXN-BAD", customerId, currency: "EUR", orderItems: [item] },
+        headers: { "x-transaction-id": value },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get("content-type")).toContain("application/problem+json");
+      expect(refused.body.code).toBe("invalid_transaction_id");
+      expect(refused.headers.get("x-transaction-id")).toMatch(/^txn_[0-9a-z]{26}$/);
+      expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "TXN-BAD")).toBe(false);
+    },
+  );
 });
 
 describe("POST /v1/orders names existing products", () => {
@@ -212,4 +230,3 @@ describe("POST /v1/orders names existing products", () => {
     expect((await call("/orders?limit=100")).body.data.map((o: { shortId: string }) => o.shortId)).not.toContain("UNKNOWN-PRD");
   });
 });
-

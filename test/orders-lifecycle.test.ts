@@ -107,7 +107,8 @@ describe("an order from pending to completed", () => {
       ["ready", "inProgress"],
       ["inProgress", "completed"],
     ]);
-    for (const e of statusChanges) expect(Object.keys(e).sort()).toEqual(["currentOrderStatus", "id", "kind", "orderId", "previousOrderStatus", "time", "transactionId"]);
+    for (const e of statusChanges)
+      expect(Object.keys(e).sort()).toEqual(["currentOrderStatus", "id", "kind", "orderId", "previousOrderStatus", "time", "transactionId"]);
 
     const [toReady, toInProgress, toCompleted] = statusChanges.map((e) => e.transactionId);
     const created = fromOrders[0].transactionId;
@@ -120,8 +121,19 @@ describe("an order from pending to completed", () => {
 
     const everything = await allEvents(stack);
     // Created and ready: the order, the reservation and the status change, nothing else.
-    expect(ofTransaction(everything, toReady).map((e) => e.kind).sort()).toEqual(["inventory.reserved", "order.created", "order.status.changed"]);
-    expect(ofTransaction(everything, toReady).find((e) => e.kind === "inventory.reserved")).toMatchObject({ orderId: order.id, productId, quantity: 3, reserved: 3, onHand: 10, available: 7 });
+    expect(
+      ofTransaction(everything, toReady)
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(["inventory.reserved", "order.created", "order.status.changed"]);
+    expect(ofTransaction(everything, toReady).find((e) => e.kind === "inventory.reserved")).toMatchObject({
+      orderId: order.id,
+      productId,
+      quantity: 3,
+      reserved: 3,
+      onHand: 10,
+      available: 7,
+    });
     // The first shipment: its creation and the order starting.
     expect(ofTransaction(everything, toInProgress).map((e) => e.kind)).toEqual(["shipment.created", "order.status.changed"]);
     expect(ofTransaction(everything, toInProgress)[0]).toMatchObject({
@@ -133,7 +145,13 @@ describe("an order from pending to completed", () => {
       items: [{ productId, quantity: 3 }],
     });
     expect(ofTransaction(everything, inTransit).map((e) => e.kind)).toEqual(["shipment.status.changed"]);
-    expect(shipmentMoves[0]).toMatchObject({ shipmentId: shipment.id, previousShipmentStatus: "pending", currentShipmentStatus: "inTransit", location: "Hub Leipzig", note: null });
+    expect(shipmentMoves[0]).toMatchObject({
+      shipmentId: shipment.id,
+      previousShipmentStatus: "pending",
+      currentShipmentStatus: "inTransit",
+      location: "Hub Leipzig",
+      note: null,
+    });
     // The delivery: the shipment's events, the order's completion and the stock consumed.
     const delivery = ofTransaction(everything, toCompleted);
     expect(delivery.filter((e) => !e.kind.startsWith("inventory.")).map((e) => e.kind)).toEqual([
@@ -150,7 +168,11 @@ describe("an order from pending to completed", () => {
       receivedBy: "Ada Lovelace",
       deliveredAt: delivered.body.deliveredAt,
     });
-    expect(delivery.find((e) => e.kind === "shipment.status.changed")).toMatchObject({ previousShipmentStatus: "inTransit", currentShipmentStatus: "delivered", note: "left at reception" });
+    expect(delivery.find((e) => e.kind === "shipment.status.changed")).toMatchObject({
+      previousShipmentStatus: "inTransit",
+      currentShipmentStatus: "delivered",
+      note: "left at reception",
+    });
     expect(delivery.find((e) => e.kind === "order.completed")).toMatchObject({ orderId: order.id });
     expect(delivery.find((e) => e.kind === "inventory.consumed")).toMatchObject({ orderId: order.id, productId, quantity: 3, onHand: 7, reserved: 0 });
   });
@@ -169,7 +191,9 @@ describe("an order from pending to completed", () => {
     }
     expect((await call(`/shipments/${first.body.id}/delivery`, { json: {} })).status).toBe(200);
     expect((await call(`/orders/${order.id}`)).body.status).toBe("inProgress");
-    expect((await call(`/shipments/${second.body.id}/delivery`, { json: { deliveredAt: "2026-01-02T03:04:05+01:00" } })).body.deliveredAt).toBe("2026-01-02T02:04:05.000Z");
+    expect((await call(`/shipments/${second.body.id}/delivery`, { json: { deliveredAt: "2026-01-02T03:04:05+01:00" } })).body.deliveredAt).toBe(
+      "2026-01-02T02:04:05.000Z",
+    );
     expect((await call(`/orders/${order.id}`)).body.status).toBe("completed");
     expect(await stockOf(call, productId)).toEqual({ onHand: 1, reserved: 0, available: 1 });
   });
@@ -178,7 +202,10 @@ describe("an order from pending to completed", () => {
 describe("cancelling", () => {
   it("releases what ready reserved, with order.cancelled in the same transaction", async () => {
     const productId = await createStockedProduct(call, 6);
-    const order = await createOrder(call, customerId, [{ productId, quantity: 2 }, { productId, quantity: 1 }]);
+    const order = await createOrder(call, customerId, [
+      { productId, quantity: 2 },
+      { productId, quantity: 1 },
+    ]);
     expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
     expect(await stockOf(call, productId)).toEqual({ onHand: 6, reserved: 3, available: 3 });
 
@@ -190,7 +217,11 @@ describe("cancelling", () => {
     const events = await eventsUntil(stack, (e) => e.orderId === order.id, ["order.cancelled", "inventory.released"]);
     const cancel = events.find((e) => e.kind === "order.cancelled");
     expect(cancel).toMatchObject({ orderId: order.id, previousOrderStatus: "ready" });
-    expect(ofTransaction(events, cancel.transactionId).map((e) => e.kind).sort()).toEqual(["inventory.released", "order.cancelled", "order.status.changed"]);
+    expect(
+      ofTransaction(events, cancel.transactionId)
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(["inventory.released", "order.cancelled", "order.status.changed"]);
     expect(events.find((e) => e.kind === "inventory.released")).toMatchObject({ quantity: 3, reserved: 0, available: 6 });
 
     // Nothing leaves cancelled.
@@ -205,7 +236,9 @@ describe("cancelling", () => {
     const productId = await createStockedProduct(call, 10);
     const order = await createOrder(call, customerId, [{ productId, quantity: 4 }]);
     expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
-    const partial = await call(`/orders/${order.id}/shipments`, { json: { carrier: "DHL", trackingNumber: "PART-CANCEL-1", items: [{ productId, quantity: 1 }] } });
+    const partial = await call(`/orders/${order.id}/shipments`, {
+      json: { carrier: "DHL", trackingNumber: "PART-CANCEL-1", items: [{ productId, quantity: 1 }] },
+    });
     expect(partial.status).toBe(201);
     expect((await call(`/shipments/${partial.body.id}/status`, { json: { status: "inTransit" } })).status).toBe(200);
     expect((await call(`/shipments/${partial.body.id}/delivery`, { json: {} })).status).toBe(200);

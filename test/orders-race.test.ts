@@ -44,7 +44,11 @@ describe("concurrent moves to ready", () => {
     const customerId = await createCustomer(call);
     const productId = await createStockedProduct(call, 10);
     const order = await createOrder(call, customerId, [{ productId, quantity: 2 }]);
-    const answers = await Promise.all([setOrderStatus(call, order.id, "ready"), setOrderStatus(call, order.id, "ready"), setOrderStatus(call, order.id, "cancelled")]);
+    const answers = await Promise.all([
+      setOrderStatus(call, order.id, "ready"),
+      setOrderStatus(call, order.id, "ready"),
+      setOrderStatus(call, order.id, "cancelled"),
+    ]);
     const final = (await call(`/orders/${order.id}`)).body.status;
     const wins = answers.filter((a) => a.status === 200);
     // ready then cancelled, or cancelled first (then both readies are refused).

@@ -122,7 +122,10 @@ describe("moving to ready", () => {
       },
     });
     const orderId = await newOrder();
-    const results = await Promise.allSettled([changeOrderStatus(deps(inventory), TENANT, orderId, "ready"), changeOrderStatus(deps(inventory), TENANT, orderId, "ready")]);
+    const results = await Promise.allSettled([
+      changeOrderStatus(deps(inventory), TENANT, orderId, "ready"),
+      changeOrderStatus(deps(inventory), TENANT, orderId, "ready"),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect(rejected.reason).toMatchObject({ code: "invalid_status_transition" });

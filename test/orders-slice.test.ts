@@ -14,8 +14,18 @@ beforeAll(async () => {
   stack = await startStack();
   // Orders name an existing customer of their tenant.
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Slice Customer" } })).body.id;
-  p1 = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
-  p2 = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+  p1 = (
+    await request(`${stack.baseUrl}/products`, {
+      token: stack.token,
+      json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+    })
+  ).body.id;
+  p2 = (
+    await request(`${stack.baseUrl}/products`, {
+      token: stack.token,
+      json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+    })
+  ).body.id;
 });
 afterAll(async () => {
   await stack?.stop();

@@ -44,7 +44,9 @@ describe("another tenant", () => {
     expectNotFound(await theirs(`/customers/${customerId}`, { method: "PUT", json: { name: "Mallory" } }), "customer_not_found");
     expect((await theirs("/customers")).body.data).toEqual([]);
     const ownProduct = await createStockedProduct(theirs, 0);
-    const borrowed = await theirs("/orders", { json: { shortId: "X-1", customerId, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }] } });
+    const borrowed = await theirs("/orders", {
+      json: { shortId: "X-1", customerId, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }] },
+    });
     expect(borrowed.status).toBe(422);
     expect(borrowed.body.errors[0].path).toBe("customerId");
     expect((await mine(`/customers/${customerId}`)).body.name).not.toBe("Mallory");
@@ -54,7 +56,15 @@ describe("another tenant", () => {
     const theirCustomer = await createCustomer(theirs);
     const ownProduct = await createStockedProduct(theirs, 0);
     const borrowed = await theirs("/orders", {
-      json: { shortId: "X-2", customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: ownProduct, quantity: 1, price: "1" }, { productId: order.orderItems[0].productId, quantity: 1, price: "1" }] },
+      json: {
+        shortId: "X-2",
+        customerId: theirCustomer,
+        currency: "EUR",
+        orderItems: [
+          { productId: ownProduct, quantity: 1, price: "1" },
+          { productId: order.orderItems[0].productId, quantity: 1, price: "1" },
+        ],
+      },
     });
     expect(borrowed.status).toBe(422);
     expect(borrowed.body.code).toBe("unknown_product");
@@ -74,7 +84,9 @@ describe("another tenant", () => {
   it("may use the same shortId and tracking number as this tenant", async () => {
     const theirCustomer = await createCustomer(theirs);
     const theirProduct = await createStockedProduct(theirs, 1);
-    const theirOrder = await theirs("/orders", { json: { shortId: order.shortId, customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: theirProduct, quantity: 1, price: "1" }] } });
+    const theirOrder = await theirs("/orders", {
+      json: { shortId: order.shortId, customerId: theirCustomer, currency: "EUR", orderItems: [{ productId: theirProduct, quantity: 1, price: "1" }] },
+    });
     expect(theirOrder.status).toBe(201);
     expect((await setOrderStatus(theirs, theirOrder.body.id, "ready")).status).toBe(200);
     expect((await theirs(`/orders/${theirOrder.body.id}/shipments`, { json: { carrier: "DHL", trackingNumber: "SHARED-1" } })).status).toBe(201);

@@ -19,7 +19,12 @@ beforeAll(async () => {
   stack = await startStack({ orders: { startRelay: false } });
   // Orders name an existing customer of their tenant.
   customerId = (await request(`${stack.baseUrl}/customers`, { token: stack.token, json: { name: "Outbox Customer" } })).body.id;
-  productId = (await request(`${stack.baseUrl}/products`, { token: stack.token, json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" } })).body.id;
+  productId = (
+    await request(`${stack.baseUrl}/products`, {
+      token: stack.token,
+      json: { sku: `SKU-${Math.random().toString(36).slice(2, 10)}`, name: "Widget", price: "1.00", currency: "EUR" },
+    })
+  ).body.id;
   db = new pg.Client({ connectionString: stack.env.databaseUrl });
   await db.connect();
 });

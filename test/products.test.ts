@@ -199,10 +199,17 @@ describe("PUT /v1/products/{id}", () => {
   it("emits inventory.low per location when a raised lowStockThreshold crosses its available stock, nothing when lowered", async () => {
     const created = await create({ sku: "THR-1", name: "Watched", lowStockThreshold: 2 });
     const productId = created.body.id;
-    for (const [location, setTo] of [["default", 5], ["north", 3], ["south", 1]] as const) {
-      expect((await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId, location, setTo, reason: "count" } })).status).toBe(201);
+    for (const [location, setTo] of [
+      ["default", 5],
+      ["north", 3],
+      ["south", 1],
+    ] as const) {
+      expect(
+        (await request(`${stack.baseUrl}/inventory/adjustments`, { token: stack.token, json: { productId, location, setTo, reason: "count" } })).status,
+      ).toBe(201);
     }
-    const put = (lowStockThreshold: number | null) => request(`${productsUrl}/${productId}`, { method: "PUT", token: stack.token, json: { lowStockThreshold } });
+    const put = (lowStockThreshold: number | null) =>
+      request(`${productsUrl}/${productId}`, { method: "PUT", token: stack.token, json: { lowStockThreshold } });
     // available: default 5, north 3, south 1 (south is below 2 already, from its first count on).
     const raised = await put(4);
     expect(raised.status).toBe(200);
@@ -210,7 +217,9 @@ describe("PUT /v1/products/{id}", () => {
     expect((await put(6)).status).toBe(200); // above all three again: each crosses
     const events = await eventually(async () => {
       const mine = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.productId === productId);
-      return mine.filter((m) => m.json.kind === "product.updated").length === 3 && mine.filter((m) => m.json.kind === "inventory.low").length >= 4 ? mine : undefined;
+      return mine.filter((m) => m.json.kind === "product.updated").length === 3 && mine.filter((m) => m.json.kind === "inventory.low").length >= 4
+        ? mine
+        : undefined;
     });
     const low = events.filter((e) => e.json.kind === "inventory.low").map((e) => e.json);
     expect(low.map((e) => [e.location, e.available, e.lowStockThreshold])).toEqual([

@@ -103,7 +103,8 @@ function shell() {
       child.stdin!.write(`${block}\necho ${marker}\n`);
       const deadline = Date.now() + STEP_TIMEOUT_MS;
       while (!out.includes(marker)) {
-        if (child.exitCode !== null) throw new Error(`step failed (bash exited ${child.exitCode}):\n${block}\n--- stdout\n${out.slice(from)}\n--- stderr\n${err}`);
+        if (child.exitCode !== null)
+          throw new Error(`step failed (bash exited ${child.exitCode}):\n${block}\n--- stdout\n${out.slice(from)}\n--- stderr\n${err}`);
         if (Date.now() > deadline) throw new Error(`step timed out:\n${block}\n--- stdout\n${out.slice(from)}\n--- stderr\n${err}`);
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -145,17 +145,28 @@ describe("two replicas of orders, dispatcher and edge", () => {
 
     // What exists is what must arrive: every order.created event (including one whose answer
     // the kill swallowed) reaches the hook at least once.
-    const events = await eventually(async () => {
-      const all = await allEvents("order.created");
-      return all.length >= created ? all : undefined;
-    }, 30_000, 200);
+    const events = await eventually(
+      async () => {
+        const all = await allEvents("order.created");
+        return all.length >= created ? all : undefined;
+      },
+      30_000,
+      200,
+    );
     const expected = new Set<string>(events.map((e: any) => e.id));
-    await eventually(async () => {
-      const got = new Set(receiver.received.map((r) => r.json.id));
-      return [...expected].every((id) => got.has(id)) ? true : undefined;
-    }, 90_000, 100);
+    await eventually(
+      async () => {
+        const got = new Set(receiver.received.map((r) => r.json.id));
+        return [...expected].every((id) => got.has(id)) ? true : undefined;
+      },
+      90_000,
+      100,
+    );
     expect(new Set(receiver.received.map((r) => r.json.id))).toEqual(expected);
-    expect(before.every((n) => n > 0), `events taken per dispatcher before the kill: ${before}`).toBe(true);
+    expect(
+      before.every((n) => n > 0),
+      `events taken per dispatcher before the kill: ${before}`,
+    ).toBe(true);
   }, 240_000);
 
   it("rate limits hold across the two edge replicas (shared NATS KV counts)", async () => {

@@ -110,7 +110,14 @@ async function produce(prepared: Prepared, work: Work, tag: string): Promise<voi
     request(`${stack.baseUrl}/devices/restart-${tag}/readings`, { token: sensorToken, json: { channel, payload } });
   await Promise.all(
     prepared.products.map(async (productId, i) => {
-      const order = await persist(() => call("/orders", { json: { shortId: `R-${tag}-${i}`, customerId, currency: "EUR", orderItems: [{ productId: stockedProduct, quantity: 1, price: "1.00" }] } }), [201], "order");
+      const order = await persist(
+        () =>
+          call("/orders", {
+            json: { shortId: `R-${tag}-${i}`, customerId, currency: "EUR", orderItems: [{ productId: stockedProduct, quantity: 1, price: "1.00" }] },
+          }),
+        [201],
+        "order",
+      );
       work.orders.push(order.id);
       const marker = `${tag}-${i}`;
       await persist(reading("telemetry", { marker }), [202], "telemetry");
@@ -157,7 +164,13 @@ async function roundTrip(signal: NodeJS.Signals, downMs: number): Promise<void> 
   const tag = `${signal}-${downMs}`;
   // Held until all are awaited together, so that a failing producer is reported, not left unhandled.
   const producing: Promise<Error | undefined>[] = [];
-  const start = (prepared: Prepared, phase: string) => producing.push(produce(prepared, work, `${tag}-${phase}`).then(() => undefined, (error: Error) => error));
+  const start = (prepared: Prepared, phase: string) =>
+    producing.push(
+      produce(prepared, work, `${tag}-${phase}`).then(
+        () => undefined,
+        (error: Error) => error,
+      ),
+    );
   // Produced right before the server goes: some of it is in flight when it does.
   start(before, "before");
   await sleep(300);
@@ -178,7 +191,9 @@ async function roundTrip(signal: NodeJS.Signals, downMs: number): Promise<void> 
     PROCESSED_WITHIN_MS,
     500,
   ).catch(() => {});
-  console.log(`${signal}, down ${downMs} ms: ${work.orders.length} orders, ${work.readings.length} readings, ${work.counts.length} counts, ${work.scans.length} scans, ${work.revoked.length} revocations; all processed ${Date.now() - backAt} ms after the server was back; missing: ${JSON.stringify(missing)}`);
+  console.log(
+    `${signal}, down ${downMs} ms: ${work.orders.length} orders, ${work.readings.length} readings, ${work.counts.length} counts, ${work.scans.length} scans, ${work.revoked.length} revocations; all processed ${Date.now() - backAt} ms after the server was back; missing: ${JSON.stringify(missing)}`,
+  );
   expect(missing).toEqual([]);
   expect(work.orders).toHaveLength(3 * PER_PHASE);
 }
@@ -213,7 +228,13 @@ describe("every consumer across a nats-server restart", () => {
       for (const stream of [stack.env.topology.eventsStream, stack.env.topology.ingressStream, stack.env.topology.deliveriesStream]) {
         for await (const info of jsm.consumers.list(stream)) durables.push([stream, info.name]);
       }
-      expect(durables.map(([, name]) => name).sort()).toEqual(["dispatcher-deliveries", "dispatcher-events", "gateway-device-readings", "inventory-device-stock", "orders-device-shipments"]);
+      expect(durables.map(([, name]) => name).sort()).toEqual([
+        "dispatcher-deliveries",
+        "dispatcher-events",
+        "gateway-device-readings",
+        "inventory-device-stock",
+        "orders-device-shipments",
+      ]);
       await roundWith(async () => {
         for (const [stream, name] of durables) await jsm.consumers.delete(stream, name);
       }, "deleted");

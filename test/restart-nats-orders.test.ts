@@ -34,30 +34,38 @@ afterAll(async () => {
 }, 60_000);
 
 describe("a nats-server killed with -9 under load and started again", () => {
-  it("delivers every order answered 201 within 30 s of the server being back", async () => {
-    const customer = await system.call("/customers", { json: { name: "Restart Customer" } });
-    expect(customer.status).toBe(201);
-    expect((await system.call("/hooks", { json: { name: "orders", url: receiver.url, on: "order.created" } })).status).toBe(201);
-    let stop = false;
-    const load = orderLoad(system.call, customer.body.id, CLIENTS, () => stop);
-    await sleep(BEFORE_MS);
-    await nats.bounce("SIGKILL", DOWN_MS);
-    const backAt = Date.now();
-    await sleep(AFTER_MS);
-    stop = true;
-    const tally = await load;
+  it(
+    "delivers every order answered 201 within 30 s of the server being back",
+    async () => {
+      const customer = await system.call("/customers", { json: { name: "Restart Customer" } });
+      expect(customer.status).toBe(201);
+      expect((await system.call("/hooks", { json: { name: "orders", url: receiver.url, on: "order.created" } })).status).toBe(201);
+      let stop = false;
+      const load = orderLoad(system.call, customer.body.id, CLIENTS, () => stop);
+      await sleep(BEFORE_MS);
+      await nats.bounce("SIGKILL", DOWN_MS);
+      const backAt = Date.now();
+      await sleep(AFTER_MS);
+      stop = true;
+      const tally = await load;
 
-    let missing: string[] = [];
-    const recovered = await eventually(async () => {
-      missing = undelivered(tally.created, receiver);
-      return missing.length === 0 ? Date.now() : undefined;
-    }, DELIVERED_WITHIN_MS - AFTER_MS, 200).catch(() => undefined);
-    console.log(
-      `nats -9: orders answered 201: ${tally.created.length}, refused: ${JSON.stringify(Object.fromEntries(tally.refused))}, unanswered: ${tally.unanswered}, ` +
-        `delivered: ${tally.created.length - missing.length}, undelivered: ${missing.length}, all delivered ${recovered ? `${recovered - backAt} ms` : "never"} after the server was back`,
-    );
-    expect(system.launcher.process.exitCode).toBeNull();
-    expect(tally.created.length).toBeGreaterThan(0);
-    expect(missing).toEqual([]);
-  }, 60_000 + DELIVERED_WITHIN_MS);
+      let missing: string[] = [];
+      const recovered = await eventually(
+        async () => {
+          missing = undelivered(tally.created, receiver);
+          return missing.length === 0 ? Date.now() : undefined;
+        },
+        DELIVERED_WITHIN_MS - AFTER_MS,
+        200,
+      ).catch(() => undefined);
+      console.log(
+        `nats -9: orders answered 201: ${tally.created.length}, refused: ${JSON.stringify(Object.fromEntries(tally.refused))}, unanswered: ${tally.unanswered}, ` +
+          `delivered: ${tally.created.length - missing.length}, undelivered: ${missing.length}, all delivered ${recovered ? `${recovered - backAt} ms` : "never"} after the server was back`,
+      );
+      expect(system.launcher.process.exitCode).toBeNull();
+      expect(tally.created.length).toBeGreaterThan(0);
+      expect(missing).toEqual([]);
+    },
+    60_000 + DELIVERED_WITHIN_MS,
+  );
 });

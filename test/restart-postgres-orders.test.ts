@@ -55,10 +55,14 @@ async function outage(signal: NodeJS.Signals, label: string): Promise<void> {
   const tally = await load;
 
   let missing: string[] = [];
-  const recovered = await eventually(async () => {
-    missing = undelivered(tally.created, receiver);
-    return missing.length === 0 ? Date.now() : undefined;
-  }, DELIVERED_WITHIN_MS, 200).catch(() => undefined);
+  const recovered = await eventually(
+    async () => {
+      missing = undelivered(tally.created, receiver);
+      return missing.length === 0 ? Date.now() : undefined;
+    },
+    DELIVERED_WITHIN_MS,
+    200,
+  ).catch(() => undefined);
   console.log(
     `postgres ${label}: orders answered 201: ${tally.created.length}, refused: ${JSON.stringify(Object.fromEntries(tally.refused))} (${tally.withoutRetryAfter} without Retry-After), unanswered: ${tally.unanswered}, ` +
       `API answering ${answeringAt - backAt} ms after the server was back, delivered: ${tally.created.length - missing.length}, undelivered: ${missing.length}, ` +
@@ -79,7 +83,11 @@ async function outage(signal: NodeJS.Signals, label: string): Promise<void> {
 }
 
 describe("a PostgreSQL server going away under load and coming back", () => {
-  it("killed with -9: answers 503 database_unavailable meanwhile, never crashes, and delivers every order answered 201", () => outage("SIGKILL", "-9"), 150_000);
+  it(
+    "killed with -9: answers 503 database_unavailable meanwhile, never crashes, and delivers every order answered 201",
+    () => outage("SIGKILL", "-9"),
+    150_000,
+  );
   // A fast shutdown terminates every session with 57P01 (admin_shutdown): the error of the issue.
   it("shut down (fast, 57P01 to every session): the same", () => outage("SIGINT", "fast shutdown"), 150_000);
 });

@@ -34,18 +34,31 @@ describe("retention of the dispatcher's history", () => {
     const ages = [1, 8, 29, 31, 45, 89, 91, 120];
     for (const [i, days] of ages.entries()) {
       const eventId = `evt_00000000000000000000000${i}0`;
-      await db.query("INSERT INTO dispatcher.event_log (id, tenant_id, kind, time, transaction_id, event) VALUES ($1, $2, 'order.created', $3, 'txn_x', '{}')", [eventId, tenant, ago(days)]);
+      await db.query(
+        "INSERT INTO dispatcher.event_log (id, tenant_id, kind, time, transaction_id, event) VALUES ($1, $2, 'order.created', $3, 'txn_x', '{}')",
+        [eventId, tenant, ago(days)],
+      );
       await db.query(
         `INSERT INTO dispatcher.executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, url, requested_at, duration_ms, outcome)
          VALUES ($1, $2, $3, $4, $5, 'order.created', 'event', 1, 'http://x', $6, 5, 'succeeded')`,
         [`exe_00000000000000000000000${i}0`, tenant, hook.id, `${eventId}:${hook.id}`, eventId, ago(days)],
       );
-      await db.query("INSERT INTO dispatcher.test_events (id, tenant_id, hook_id, event, created_at) VALUES ($1, $2, $3, '{}', $4)", [`evt_10000000000000000000000${i}0`, tenant, hook.id, ago(days)]);
+      await db.query("INSERT INTO dispatcher.test_events (id, tenant_id, hook_id, event, created_at) VALUES ($1, $2, $3, '{}', $4)", [
+        `evt_10000000000000000000000${i}0`,
+        tenant,
+        hook.id,
+        ago(days),
+      ]);
     }
     const deleted = await pruneHistory(pool, { eventsMs: 30 * DAY, executionsMs: 90 * DAY, testEventsMs: 7 * DAY }, { batch: 2, pauseMs: 0, now });
     expect(deleted).toEqual({ event_log: 5, executions: 2, test_events: 7 });
     const left = async (table: string, column: string) =>
-      (await db.query<{ days: number }>(`SELECT round(extract(epoch FROM ($1::timestamptz - ${column})) / 86400)::int AS days FROM dispatcher.${table} WHERE tenant_id = $2 ORDER BY 1`, [now, tenant])).rows.map((r) => r.days);
+      (
+        await db.query<{ days: number }>(
+          `SELECT round(extract(epoch FROM ($1::timestamptz - ${column})) / 86400)::int AS days FROM dispatcher.${table} WHERE tenant_id = $2 ORDER BY 1`,
+          [now, tenant],
+        )
+      ).rows.map((r) => r.days);
     expect(await left("event_log", "time")).toEqual([1, 8, 29]);
     expect(await left("executions", "requested_at")).toEqual([1, 8, 29, 31, 45, 89]);
     expect(await left("test_events", "created_at")).toEqual([1]);

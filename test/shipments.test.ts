@@ -129,14 +129,23 @@ describe("shipment status", () => {
       "shipment.delivered",
     ]);
     const raised = events.find((e) => e.kind === "shipment.exception");
-    expect(raised).toMatchObject({ orderId: order.id, status: "exception", location: "Hamburg", note: "address unreadable", trackingNumber: shipment.trackingNumber });
+    expect(raised).toMatchObject({
+      orderId: order.id,
+      status: "exception",
+      location: "Hamburg",
+      note: "address unreadable",
+      trackingNumber: shipment.trackingNumber,
+    });
     expect(events[2].transactionId).toBe(raised.transactionId);
   });
 
   it("a delivered partial shipment leaves the order inProgress with the rest of its stock reserved; the rest completes it", async () => {
     const widget = await createStockedProduct(call, 10);
     const gadget = await createStockedProduct(call, 10);
-    const order = await createOrder(call, customerId, [{ productId: widget, quantity: 4 }, { productId: gadget, quantity: 1 }]);
+    const order = await createOrder(call, customerId, [
+      { productId: widget, quantity: 4 },
+      { productId: gadget, quantity: 1 },
+    ]);
     expect((await setOrderStatus(call, order.id, "ready")).status).toBe(200);
     const deliver = async (shipmentId: string) => {
       expect((await call(`/shipments/${shipmentId}/status`, { json: { status: "inTransit" } })).status).toBe(200);
@@ -154,7 +163,10 @@ describe("shipment status", () => {
 
     // The second shipment, without items, carries the rest; its delivery completes the order.
     const rest = await ship(order.id);
-    expect(rest.body.items).toEqual([{ productId: widget, quantity: 3 }, { productId: gadget, quantity: 1 }]);
+    expect(rest.body.items).toEqual([
+      { productId: widget, quantity: 3 },
+      { productId: gadget, quantity: 1 },
+    ]);
     await deliver(rest.body.id);
     expect((await call(`/orders/${order.id}`)).body.status).toBe("completed");
     expect(await stockOf(call, widget)).toEqual({ onHand: 6, reserved: 0, available: 6 });
@@ -171,7 +183,12 @@ describe("shipment status", () => {
     expect(events.filter((e) => e.transactionId === deliveries[0].transactionId).map((e) => e.kind)).toEqual(["shipment.status.changed", "shipment.delivered"]);
     // The last one: its shipment's events, the order's completion and the consumption, one transaction.
     const completing = events.filter((e) => e.transactionId === deliveries[1].transactionId).map((e) => e.kind);
-    expect(completing.filter((k) => !k.startsWith("inventory."))).toEqual(["shipment.status.changed", "shipment.delivered", "order.status.changed", "order.completed"]);
+    expect(completing.filter((k) => !k.startsWith("inventory."))).toEqual([
+      "shipment.status.changed",
+      "shipment.delivered",
+      "order.status.changed",
+      "order.completed",
+    ]);
     expect(completing.filter((k) => k.startsWith("inventory."))).toEqual(["inventory.consumed", "inventory.consumed"]);
     expect(events.filter((e) => e.kind === "order.completed")).toHaveLength(1);
   });

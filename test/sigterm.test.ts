@@ -28,7 +28,10 @@ describe("SIGTERM", () => {
     try {
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const ok = await fetch(`http://127.0.0.1:${opsPort}/healthz`).then((r) => r.ok, () => false);
+        const ok = await fetch(`http://127.0.0.1:${opsPort}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) break;
         if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`${service} did not come up:\n${child.output()}`);
         await new Promise((r) => setTimeout(r, 100));

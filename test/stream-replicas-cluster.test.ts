@@ -32,17 +32,40 @@ beforeAll(async () => {
   const routes = nodes.map((n) => `nats://127.0.0.1:${n.cluster}`).join(",");
   for (const n of nodes) {
     servers.push(
-      spawn(process.env.NATS_SERVER_BIN ?? "nats-server", [
-        "-a", "127.0.0.1", "-p", String(n.client), "-m", String(n.monitor), "-n", `n${n.i}`,
-        "-js", "-sd", path.join(dir, `n${n.i}`),
-        "--cluster_name", "waybill-test", "--cluster", `nats://127.0.0.1:${n.cluster}`, "--routes", routes,
-      ], { env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` }, stdio: "ignore" }),
+      spawn(
+        process.env.NATS_SERVER_BIN ?? "nats-server",
+        [
+          "-a",
+          "127.0.0.1",
+          "-p",
+          String(n.client),
+          "-m",
+          String(n.monitor),
+          "-n",
+          `n${n.i}`,
+          "-js",
+          "-sd",
+          path.join(dir, `n${n.i}`),
+          "--cluster_name",
+          "waybill-test",
+          "--cluster",
+          `nats://127.0.0.1:${n.cluster}`,
+          "--routes",
+          routes,
+        ],
+        { env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` }, stdio: "ignore" },
+      ),
     );
   }
   // Healthy once every server has JetStream with a meta leader.
   const deadline = Date.now() + 30_000;
   for (const n of nodes) {
-    while (!(await fetch(`http://127.0.0.1:${n.monitor}/healthz`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`http://127.0.0.1:${n.monitor}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline) throw new Error("the private NATS cluster did not form");
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -72,7 +95,14 @@ describe("ensureStreams on a three-server cluster", () => {
     const topology = createTopology("R_");
     const raised = await connectBus({ url, name: "cluster-test-2", topology, logger });
     try {
-      await raised.jsm.streams.add({ name: topology.ingressStream, subjects: [topology.ingressWildcard], storage: StorageType.File, num_replicas: 1, max_age: nanos(60_000), max_msgs: 1234 });
+      await raised.jsm.streams.add({
+        name: topology.ingressStream,
+        subjects: [topology.ingressWildcard],
+        storage: StorageType.File,
+        num_replicas: 1,
+        max_age: nanos(60_000),
+        max_msgs: 1234,
+      });
       await ensureStreams(raised, logger, 3);
       const config = (await raised.jsm.streams.info(topology.ingressStream)).config;
       expect(config.num_replicas).toBe(3);

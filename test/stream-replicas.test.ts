@@ -27,7 +27,12 @@ describe("ensureStreams", () => {
 
     // An operator shortens EVENTS' retention and caps its size, and adds a subject.
     const events = (await bus.jsm.streams.info(env.topology.eventsStream)).config;
-    await bus.jsm.streams.update(env.topology.eventsStream, { ...events, max_age: nanos(3_600_000), max_bytes: 1 << 30, subjects: [...events.subjects, `${env.streamPrefix.toLowerCase()}audit.>`] });
+    await bus.jsm.streams.update(env.topology.eventsStream, {
+      ...events,
+      max_age: nanos(3_600_000),
+      max_bytes: 1 << 30,
+      subjects: [...events.subjects, `${env.streamPrefix.toLowerCase()}audit.>`],
+    });
 
     await ensureStreams(bus, logger, 1); // a service restarts
     const after = (await bus.jsm.streams.info(env.topology.eventsStream)).config;

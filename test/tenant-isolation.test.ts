@@ -141,7 +141,10 @@ describe("tenant isolation", () => {
     for (const path of ["/events?limit=100", ...kinds.map((kind) => `/events?limit=100&kind=${kind}`)]) {
       const answer = await b(path);
       expect(answer.status, path).toBe(200);
-      expect(answer.body.data.filter((e: { id: string }) => idsOfA.has(e.id)), path).toEqual([]);
+      expect(
+        answer.body.data.filter((e: { id: string }) => idsOfA.has(e.id)),
+        path,
+      ).toEqual([]);
       const text = JSON.stringify(answer.body);
       for (const id of Object.values(ids)) expect(text, `${path} leaks ${id}`).not.toContain(id);
     }

@@ -41,7 +41,9 @@ describe("traceparent", () => {
   const eventHeaders = async (customerId: string) => {
     const jsm = await jetstreamManager(nc);
     return eventually(async () => {
-      const message = await jsm.streams.getMessage(stack.env.topology.eventsStream, { last_by_subj: stack.env.topology.eventSubject(tenantId, "customer.created") }).catch(() => null);
+      const message = await jsm.streams
+        .getMessage(stack.env.topology.eventsStream, { last_by_subj: stack.env.topology.eventSubject(tenantId, "customer.created") })
+        .catch(() => null);
       return message && message.json<{ customerId: string }>().customerId === customerId ? message.header : undefined;
     });
   };

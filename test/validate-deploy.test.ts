@@ -43,7 +43,10 @@ describe("npm run validate:deploy", () => {
   it("fails on a field of the wrong type (schema)", async () => {
     const root = brokenCopy("deploy/base/nats/nats.yaml", (t) => t.replace("replicas: 3", "replicas: three"));
     const problems = await validateDeploy({ root });
-    expect(problems.some((p) => /production: StatefulSet\/nats: schema: .*replicas must be integer/.test(p)), problems.join("\n")).toBe(true);
+    expect(
+      problems.some((p) => /production: StatefulSet\/nats: schema: .*replicas must be integer/.test(p)),
+      problems.join("\n"),
+    ).toBe(true);
   }, 60_000);
 
   it("fails on a floating image tag, a missing securityContext setting and a missing PDB", async () => {

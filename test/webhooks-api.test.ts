@@ -30,7 +30,15 @@ describe("POST /v1/hooks", () => {
     const answer = await call("/hooks", { json: { name: "Orders", url: receiver.url, on: "order.created" } });
     expect(answer.status).toBe(201);
     expect(Object.keys(answer.body).sort()).toEqual([...HOOK_FIELDS, "secret", "secretLastRotatedAt"].sort());
-    expect(answer.body).toMatchObject({ name: "Orders", url: receiver.url, on: "order.created", status: "active", successCount: 0, errorCount: 0, lastRunAt: null });
+    expect(answer.body).toMatchObject({
+      name: "Orders",
+      url: receiver.url,
+      on: "order.created",
+      status: "active",
+      successCount: 0,
+      errorCount: 0,
+      lastRunAt: null,
+    });
     expect(answer.body.id).toMatch(/^hook_[0-9a-z]{26}$/);
     expect(answer.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(answer.body.secret.slice(6), "base64")).toHaveLength(32);
@@ -92,14 +100,22 @@ describe("GET, PUT, DELETE /v1/hooks/{id}", () => {
 
   it("changes any of name, url, on, status and refuses bad values", async () => {
     const hook = await createHook(call, { url: receiver.url, on: "order.created" });
-    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { name: "Renamed", on: "order.cancelled", status: "paused", url: `${receiver.url}?v=2` } });
+    const changed = await call(`/hooks/${hook.id}`, {
+      method: "PUT",
+      json: { name: "Renamed", on: "order.cancelled", status: "paused", url: `${receiver.url}?v=2` },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id: hook.id, name: "Renamed", on: "order.cancelled", status: "paused", url: `${receiver.url}?v=2` });
     expect(changed.body.updatedAt >= hook.updatedAt).toBe(true);
     expect((await call(`/hooks/${hook.id}`, { method: "PUT", json: { status: "stopped" } })).status).toBe(422);
     expect((await call(`/hooks/${hook.id}`, { method: "PUT", json: { on: "nope" } })).status).toBe(422);
     expect((await call(`/hooks/${hook.id}`, { method: "PUT", json: {} })).status).toBe(422);
-    const broken = await request(`${stack.baseUrl}/hooks/${hook.id}`, { method: "PUT", token: stack.token, body: "{", headers: { "content-type": "application/json" } });
+    const broken = await request(`${stack.baseUrl}/hooks/${hook.id}`, {
+      method: "PUT",
+      token: stack.token,
+      body: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(broken.status).toBe(400);
   });
 
@@ -120,13 +136,30 @@ describe("POST /v1/hooks/{id}/test and executions", () => {
     const before = receiver.received.length;
     const answer = await call(`/hooks/${hook.id}/test`, { method: "POST" });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ hookId: hook.id, eventKind: "webhook.test", trigger: "test", attempt: 1, url: receiver.url, outcome: "succeeded", statusCode: 200, responseBody: "ok", error: null, nextAttemptAt: null });
+    expect(answer.body).toMatchObject({
+      hookId: hook.id,
+      eventKind: "webhook.test",
+      trigger: "test",
+      attempt: 1,
+      url: receiver.url,
+      outcome: "succeeded",
+      statusCode: 200,
+      responseBody: "ok",
+      error: null,
+      nextAttemptAt: null,
+    });
     expect(answer.body.id).toMatch(/^exe_/);
     expect(answer.body.responseHeaders["content-type"]).toBe("text/plain");
     expect(answer.body.durationMs).toEqual(expect.any(Number));
 
     const delivered = receiver.received[before];
-    expect(delivered.json).toEqual({ id: answer.body.eventId, kind: "webhook.test", time: expect.stringMatching(/Z$/), transactionId: expect.stringMatching(/^txn_/), hookId: hook.id });
+    expect(delivered.json).toEqual({
+      id: answer.body.eventId,
+      kind: "webhook.test",
+      time: expect.stringMatching(/Z$/),
+      transactionId: expect.stringMatching(/^txn_/),
+      hookId: hook.id,
+    });
     expect(delivered.headers["x-service-webhook-id"]).toBe(hook.id);
     expect(verifyWebhook(hook.secret, delivered.headers["x-service-signature"], delivered.rawBody)).toMatchObject({ ok: true });
 

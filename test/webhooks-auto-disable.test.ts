@@ -14,7 +14,9 @@ describe("auto-disable of a failing hook", () => {
   let failing = true;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_DISABLE_AFTER: "1s", WEBHOOK_RETRY_SCHEDULE: "300ms,300ms,300ms,300ms,300ms,300ms" } });
+    stack = await startStack({
+      extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_DISABLE_AFTER: "1s", WEBHOOK_RETRY_SCHEDULE: "300ms,300ms,300ms,300ms,300ms,300ms" },
+    });
     call = client(stack);
     receiver = await startReceiver(() => (failing ? { status: 500, body: "broken" } : { status: 200 }));
     healthy = await startReceiver();
@@ -45,7 +47,10 @@ describe("auto-disable of a failing hook", () => {
     const resumed = await setHookStatus(call, hook.id, "active");
     expect(resumed).toMatchObject({ status: "active", disabledReason: null });
     const customerId = await createCustomer(call);
-    await eventually(async () => (receiver.received.some((r) => r.json?.customerId === customerId && r.json?.kind === "customer.created") ? true : undefined), 15_000);
+    await eventually(
+      async () => (receiver.received.some((r) => r.json?.customerId === customerId && r.json?.kind === "customer.created") ? true : undefined),
+      15_000,
+    );
     const afterResume = (await call(`/hooks/${hook.id}`)).body;
     expect(afterResume.status).toBe("active"); // the success ended the failing streak
   });

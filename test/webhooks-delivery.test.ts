@@ -20,7 +20,9 @@ let customerId: string;
 let productId: string;
 const receivers: TestReceiver[] = [];
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,100ms,200ms", WEBHOOK_CONCURRENCY_PER_HOOK: String(IN_FLIGHT) } });
+  stack = await startStack({
+    extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,100ms,200ms", WEBHOOK_CONCURRENCY_PER_HOOK: String(IN_FLIGHT) },
+  });
   call = client(stack);
   customerId = await createCustomer(call);
   productId = await createStockedProduct(call, 0);
@@ -84,7 +86,17 @@ describe("a delivery", () => {
     expect(verifyWebhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`, signature, delivered.rawBody)).toEqual({ ok: false, reason: "signature mismatch" });
     expect(verifyWebhook(hook.secret, signature, delivered.rawBody, at(t + 301))).toEqual({ ok: false, reason: "timestamp outside tolerance" });
     expect(verifyWebhook(hook.secret, signature, delivered.rawBody, at(t - 301))).toEqual({ ok: false, reason: "timestamp outside tolerance" });
-    for (const malformed of [undefined, "", "garbage", `t=${t}`, `v1=${match![2]}`, `t=abc,v1=${match![2]}`, `t=${t},v1=zz`, `t=${t},v1=${match![2].slice(2)}`, `t=${t},t=${t},v1=${match![2]}`]) {
+    for (const malformed of [
+      undefined,
+      "",
+      "garbage",
+      `t=${t}`,
+      `v1=${match![2]}`,
+      `t=abc,v1=${match![2]}`,
+      `t=${t},v1=zz`,
+      `t=${t},v1=${match![2].slice(2)}`,
+      `t=${t},t=${t},v1=${match![2]}`,
+    ]) {
       expect(verifyWebhook(hook.secret, malformed, delivered.rawBody), String(malformed)).toEqual({ ok: false, reason: "malformed signature header" });
     }
 
@@ -92,7 +104,17 @@ describe("a delivery", () => {
       const list = await executionsOf(call, hook.id);
       return list.length > 0 ? list : undefined;
     });
-    expect(execution).toMatchObject({ hookId: hook.id, eventId: event.id, eventKind: "order.status.changed", trigger: "event", attempt: 1, outcome: "succeeded", statusCode: 200, nextAttemptAt: null, url: target.url });
+    expect(execution).toMatchObject({
+      hookId: hook.id,
+      eventId: event.id,
+      eventKind: "order.status.changed",
+      trigger: "event",
+      attempt: 1,
+      outcome: "succeeded",
+      statusCode: 200,
+      nextAttemptAt: null,
+      url: target.url,
+    });
   });
 
   it("is accepted by the reference receiver with the right secret and answered 401 with a wrong one", async () => {
@@ -258,12 +280,28 @@ describe("retries", () => {
       return list.length === 2 ? list : undefined;
     });
     const [retry, initial] = executions; // newest first
-    expect(initial).toMatchObject({ trigger: "event", attempt: 1, outcome: "failed", statusCode: 500, responseBody: "boom", error: null, eventId: first.json.id });
+    expect(initial).toMatchObject({
+      trigger: "event",
+      attempt: 1,
+      outcome: "failed",
+      statusCode: 500,
+      responseBody: "boom",
+      error: null,
+      eventId: first.json.id,
+    });
     expect(initial.nextAttemptAt).not.toBeNull();
     const delay = Date.parse(initial.nextAttemptAt) - Date.parse(initial.requestedAt);
     expect(delay).toBeGreaterThanOrEqual(40); // 50 ms − 20 %
     expect(delay).toBeLessThan(60 + initial.durationMs + 1_000);
-    expect(retry).toMatchObject({ trigger: "retry", attempt: 2, outcome: "succeeded", statusCode: 200, responseBody: "fine", nextAttemptAt: null, eventId: first.json.id });
+    expect(retry).toMatchObject({
+      trigger: "retry",
+      attempt: 2,
+      outcome: "succeeded",
+      statusCode: 200,
+      responseBody: "fine",
+      nextAttemptAt: null,
+      eventId: first.json.id,
+    });
     expect(retry.responseHeaders).toMatchObject({ "x-receiver": "r1", "content-type": "text/plain" });
     expect(Date.parse(retry.requestedAt)).toBeGreaterThanOrEqual(Date.parse(initial.nextAttemptAt) - 250);
 

@@ -31,8 +31,7 @@ export async function startReceiver(respond: TestReceiver["respond"] = () => ({ 
     url: "",
     received: [],
     respond,
-    waitFor: (count, timeoutMs = 15_000) =>
-      eventually(async () => (receiver.received.length >= count ? receiver.received : undefined), timeoutMs, 20),
+    waitFor: (count, timeoutMs = 15_000) => eventually(async () => (receiver.received.length >= count ? receiver.received : undefined), timeoutMs, 20),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();

@@ -71,7 +71,17 @@ describe("a hook whose receiver is slow, with a backlog of hundreds of events", 
       for (let i = 0; i < count; i += 50) {
         await Promise.all(
           Array.from({ length: Math.min(50, count - i) }, () => {
-            const event = { id: newId("evt"), kind: "customer.created", time: new Date().toISOString(), transactionId: newId("txn"), customerId: newId("cus"), name: "Bulk", email: null, phone: null, address: null };
+            const event = {
+              id: newId("evt"),
+              kind: "customer.created",
+              time: new Date().toISOString(),
+              transactionId: newId("txn"),
+              customerId: newId("cus"),
+              name: "Bulk",
+              email: null,
+              phone: null,
+              address: null,
+            };
             const h = headers();
             h.set(TENANT_ID_NATS_HEADER, tenantId);
             h.set(TRANSACTION_ID_NATS_HEADER, event.transactionId);

@@ -57,7 +57,13 @@ describe("POST /v1/hooks/{id}/recover", () => {
     expect(again.body).toEqual({ queued: 0, truncated: false });
     const marker = await createCustomer(call); // a later delivery proves nothing else went out before it
     await eventually(async () => (customerIdsDelivered().includes(marker) ? true : undefined), 30_000);
-    expect(receiver.received.slice(before).map((r) => r.json.customerId).filter((id: string) => id !== marker).sort()).toEqual([...lost].sort());
+    expect(
+      receiver.received
+        .slice(before)
+        .map((r) => r.json.customerId)
+        .filter((id: string) => id !== marker)
+        .sort(),
+    ).toEqual([...lost].sort());
   });
 
   it("refuses a paused hook, a malformed or inverted window, and another tenant's hook", async () => {

@@ -65,10 +65,14 @@ describe("killing the dispatcher process mid-delivery", () => {
     receivers.push(slow, flaky);
     // The edge reconnects to the dispatcher process by itself; until then it answers 503.
     const hook = (fields: { url: string; on: string }) =>
-      eventually(async () => {
-        const answer = await call("/hooks", { json: { name: `hook ${fields.on}`, ...fields } });
-        return answer.status === 201 ? answer.body : undefined;
-      }, 30_000, 200);
+      eventually(
+        async () => {
+          const answer = await call("/hooks", { json: { name: `hook ${fields.on}`, ...fields } });
+          return answer.status === 201 ? answer.body : undefined;
+        },
+        30_000,
+        200,
+      );
     await hook({ url: slow.url, on: "order.created" });
     await hook({ url: flaky.url, on: "order.created" });
 
@@ -85,10 +89,14 @@ describe("killing the dispatcher process mid-delivery", () => {
     for (let i = 0; i < WHILE_DOWN; i++) await order();
     await startDispatcherProcess();
 
-    const events = await eventually(async () => {
-      const answer = await call("/events?kind=order.created&limit=100");
-      return answer.status === 200 && answer.body.data.length === orderIds.length ? answer.body.data : undefined;
-    }, 30_000, 200);
+    const events = await eventually(
+      async () => {
+        const answer = await call("/events?kind=order.created&limit=100");
+        return answer.status === 200 && answer.body.data.length === orderIds.length ? answer.body.data : undefined;
+      },
+      30_000,
+      200,
+    );
     const expected = new Set<string>(events.map((e: any) => e.id));
     for (const receiver of [slow, flaky]) {
       await eventually(async () => ([...expected].every((id) => ids(receiver).has(id)) ? true : undefined), 60_000, 100);

@@ -67,7 +67,7 @@ describe("a hook on a private address", () => {
     await call(`/hooks/${hook.id}`, { method: "DELETE" });
   });
 
-  it("is still refused at delivery time with error \"blocked address\", whether named or literal", async () => {
+  it('is still refused at delivery time with error "blocked address", whether named or literal', async () => {
     for (const url of privateUrls()) {
       const hook = await hookNowPointingAt(url, "order.created");
       const answer = await call(`/hooks/${hook.id}/test`, { method: "POST" });

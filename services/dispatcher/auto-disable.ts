@@ -53,7 +53,8 @@ export function startAutoDisable(deps: { pool: Pool; topology: Topology; logger:
   const timer = setInterval(() => {
     running = disableFailingHooks(deps.pool, deps.topology, deps.disableAfterMs).then(
       (disabled) => {
-        for (const hook of disabled) deps.logger.warn({ hookId: hook.id, tenantId: hook.tenantId }, "hook paused: every delivery failed for WEBHOOK_DISABLE_AFTER");
+        for (const hook of disabled)
+          deps.logger.warn({ hookId: hook.id, tenantId: hook.tenantId }, "hook paused: every delivery failed for WEBHOOK_DISABLE_AFTER");
       },
       (error) => deps.logger.warn({ err: error }, "auto-disable check failed; trying again"),
     );

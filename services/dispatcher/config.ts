@@ -13,11 +13,9 @@ export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
 /** How long JetStream waits for a dispatcher that took a message to settle it before handing it to another. */
 export const DEFAULT_DISPATCHER_ACK_WAIT_MS = 30_000;
 
-const secretKey = z
-  .string()
-  .refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
-    message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
-  });
+const secretKey = z.string().refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
+  message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
+});
 
 const duration = z.string().transform((value, ctx) => {
   try {
@@ -70,5 +68,4 @@ export const dispatcherConfigSchema = z
 
 export type DispatcherConfig = Readonly<z.output<typeof dispatcherConfigSchema>>;
 
-export const loadDispatcherConfig = (env: Record<string, string | undefined> = process.env): DispatcherConfig =>
-  loadConfig(dispatcherConfigSchema, env);
+export const loadDispatcherConfig = (env: Record<string, string | undefined> = process.env): DispatcherConfig => loadConfig(dispatcherConfigSchema, env);

@@ -209,9 +209,12 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   });
   const spread = (delayMs: number) => spreadDelay(delayMs, random);
 
-  const heartbeat = setInterval(() => {
-    for (const held of lanes.held()) held.msg.working();
-  }, Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      for (const held of lanes.held()) held.msg.working();
+    },
+    Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)),
+  );
   heartbeat.unref();
 
   // Not counted as settled: a lane that never finishes anything hands everything back for ever,
@@ -259,7 +262,14 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
     name: DELIVERIES_CONSUMER,
     async sample() {
       const info = await consume.info();
-      return { ackFloor: info.ack_floor.stream_seq, pending: info.num_pending, ackPending: info.num_ack_pending, maxAckPending: -1, held: lanes.heldCount(), settled };
+      return {
+        ackFloor: info.ack_floor.stream_seq,
+        pending: info.num_pending,
+        ackPending: info.num_ack_pending,
+        maxAckPending: -1,
+        held: lanes.heldCount(),
+        settled,
+      };
     },
     onStall: () => {
       releaseAdmission("stalled");

@@ -83,7 +83,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (!state) return { kind: "skip", outcome: { kind: "dropped", reason: "hook gone" } };
     if (state.status !== "active") return { kind: "skip", outcome: { kind: "dropped", reason: "hook paused" } };
     // Queued before the hook was paused (and resumed since): it receives only events from its resume on.
-    if (delivery.trigger === "event" && occurredBefore(delivery, state.activeSince)) return { kind: "skip", outcome: { kind: "dropped", reason: "before resume" } };
+    if (delivery.trigger === "event" && occurredBefore(delivery, state.activeSince))
+      return { kind: "skip", outcome: { kind: "dropped", reason: "before resume" } };
     if (state.lastAttempt !== null) {
       // Seen before: a redelivery after a crash, or the retry the last attempt asked for.
       if (state.lastOutcome === "succeeded") return { kind: "skip", outcome: { kind: "dropped", reason: "already delivered" } };
@@ -105,7 +106,17 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
       const result: SendResult = headers
         ? await deps.sender.send(url, delivery.eventJson, headers, signal)
-        : { requestedAt: new Date(now()), durationMs: 0, ok: false, statusCode: null, responseBody: null, responseHeaders: {}, error: "secret unavailable", receiverFault: false, aborted: false };
+        : {
+            requestedAt: new Date(now()),
+            durationMs: 0,
+            ok: false,
+            statusCode: null,
+            responseBody: null,
+            responseHeaders: {},
+            error: "secret unavailable",
+            receiverFault: false,
+            aborted: false,
+          };
       if (result.aborted) return { kind: "aborted" };
 
       const retryInMs =

@@ -28,7 +28,12 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
   const { pool } = deps;
   return {
     listEvents: unary(logger, async (request) => {
-      const page = await listEvents(pool, request.tenantId, { kind: request.kind, after: request.after, limit: pageLimit(request.limit), cursor: request.cursor });
+      const page = await listEvents(pool, request.tenantId, {
+        kind: request.kind,
+        after: request.after,
+        limit: pageLimit(request.limit),
+        cursor: request.cursor,
+      });
       return { eventsJson: page.data.map((e) => JSON.stringify(e)), nextCursor: page.nextCursor ?? undefined };
     }),
     createHook: unary(logger, async (request) => {
@@ -41,7 +46,9 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
     }),
     getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
     updateHook: unary(logger, async (request) => ({
-      hook: hookMessage(await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status }, deps.checkUrl)),
+      hook: hookMessage(
+        await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status }, deps.checkUrl),
+      ),
     })),
     deleteHook: unary(logger, async (request) => {
       await deleteHook(pool, request.tenantId, request.id);
@@ -57,7 +64,9 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       await retryExecution(deps, request.tenantId, request.hookId, request.executionId);
       return {};
     }),
-    recoverHook: unary(logger, async (request) => recoverHook(deps, request.tenantId, request.hookId, { since: request.since, until: request.until || undefined })),
+    recoverHook: unary(logger, async (request) =>
+      recoverHook(deps, request.tenantId, request.hookId, { since: request.since, until: request.until || undefined }),
+    ),
   };
 }
 

@@ -21,7 +21,10 @@ const blocked = (url: string, why: string) =>
  * Refuses a URL whose host is a blocked address literal or resolves to one now. A name that does
  * not resolve is accepted: it may exist by the time events are delivered, and the guard checks then.
  */
-export function createHookUrlCheck(allowPrivateNetworks: boolean, lookup: (host: string) => Promise<{ address: string }[]> = (host) => dns.promises.lookup(host, { all: true })): HookUrlCheck {
+export function createHookUrlCheck(
+  allowPrivateNetworks: boolean,
+  lookup: (host: string) => Promise<{ address: string }[]> = (host) => dns.promises.lookup(host, { all: true }),
+): HookUrlCheck {
   return async (url) => {
     if (allowPrivateNetworks) return;
     const hostname = new URL(url).hostname;

@@ -90,7 +90,10 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
         count -= 1;
         const took = now() - started;
         const previous = averages.get(hookId);
-        averages.set(hookId, previous === undefined ? { ms: took, samples: 1 } : { ms: previous.ms + LANE_EWMA_WEIGHT * (took - previous.ms), samples: previous.samples + 1 });
+        averages.set(
+          hookId,
+          previous === undefined ? { ms: took, samples: 1 } : { ms: previous.ms + LANE_EWMA_WEIGHT * (took - previous.ms), samples: previous.samples + 1 },
+        );
         const next = takeNext(lane);
         if (next !== undefined) start(hookId, lane, next);
         else if (lane.running.size === 0) lanes.delete(hookId);

@@ -138,10 +138,11 @@ export async function loadHookRow(db: Queryable, tenantId: string, id: string): 
 
 export async function listHooks(db: Queryable, tenantId: string, limit: number, cursor?: string | null): Promise<Page<Hook>> {
   const before = decodeCursor(cursor);
-  const { rows } = await db.query<HookRow>(
-    `SELECT * FROM hooks WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [tenantId, before, limit + 1],
-  );
+  const { rows } = await db.query<HookRow>(`SELECT * FROM hooks WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [
+    tenantId,
+    before,
+    limit + 1,
+  ]);
   const page = toPage(rows, limit);
   return { data: page.data.map(hookFromRow), nextCursor: page.nextCursor };
 }

@@ -19,5 +19,6 @@ export function checkIncomingEvent(text: string): void {
     throw new PoisonMessage("event is not JSON");
   }
   const checked = envelope.safeParse(parsed);
-  if (!checked.success) throw new PoisonMessage(`event envelope invalid: ${checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  if (!checked.success)
+    throw new PoisonMessage(`event envelope invalid: ${checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
 }

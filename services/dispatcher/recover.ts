@@ -29,11 +29,18 @@ export interface RecoverWindow {
 
 function instant(value: string, field: string): Date {
   const date = new Date(value);
-  if (!value || Number.isNaN(date.getTime())) throw new ValidationError(`${field} must be an ISO 8601 date-time.`, [{ path: field, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" }]);
+  if (!value || Number.isNaN(date.getTime()))
+    throw new ValidationError(`${field} must be an ISO 8601 date-time.`, [{ path: field, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" }]);
   return date;
 }
 
-export async function recoverHook(deps: RecoverDeps, tenantId: string, hookId: string, window: RecoverWindow, now = new Date()): Promise<{ queued: number; truncated: boolean }> {
+export async function recoverHook(
+  deps: RecoverDeps,
+  tenantId: string,
+  hookId: string,
+  window: RecoverWindow,
+  now = new Date(),
+): Promise<{ queued: number; truncated: boolean }> {
   const since = instant(window.since, "since");
   const until = window.until ? instant(window.until, "until") : now;
   if (since >= until) throw new ValidationError("since must be before until.", [{ path: "since", message: "must be before until (or now)" }]);

@@ -30,7 +30,11 @@ const TABLES = [
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Deletes what is older than its period; answers the rows deleted per table. */
-export async function pruneHistory(pool: Pool, periods: RetentionPeriods, options: { batch?: number; pauseMs?: number; now?: Date } = {}): Promise<Record<string, number>> {
+export async function pruneHistory(
+  pool: Pool,
+  periods: RetentionPeriods,
+  options: { batch?: number; pauseMs?: number; now?: Date } = {},
+): Promise<Record<string, number>> {
   const batch = options.batch ?? RETENTION_BATCH;
   const now = options.now ?? new Date();
   const deleted: Record<string, number> = {};
@@ -38,7 +42,10 @@ export async function pruneHistory(pool: Pool, periods: RetentionPeriods, option
     const cutoff = new Date(now.getTime() - periods[period]);
     deleted[table] = 0;
     for (;;) {
-      const { rowCount } = await pool.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2))`, [cutoff, batch]);
+      const { rowCount } = await pool.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT $2))`, [
+        cutoff,
+        batch,
+      ]);
       deleted[table] += rowCount ?? 0;
       if ((rowCount ?? 0) < batch) break;
       await pause(options.pauseMs ?? RETENTION_PAUSE_MS);
@@ -48,7 +55,12 @@ export async function pruneHistory(pool: Pool, periods: RetentionPeriods, option
 }
 
 export function startRetention(deps: { pool: Pool; logger: Logger; registry: Registry; periods: RetentionPeriods }): () => Promise<void> {
-  const counter = new Counter({ name: "waybill_retention_deleted_total", help: "Rows deleted because they outlived their retention period", labelNames: ["table"], registers: [deps.registry] });
+  const counter = new Counter({
+    name: "waybill_retention_deleted_total",
+    help: "Rows deleted because they outlived their retention period",
+    labelNames: ["table"],
+    registers: [deps.registry],
+  });
   let running: Promise<void> | undefined;
   const run = () => {
     if (running) return;

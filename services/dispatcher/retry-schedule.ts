@@ -9,7 +9,6 @@ export const RETRY_JITTER = 0.2;
 export const MAX_RETRY_STEP_MS = 7 * 24 * 60 * 60 * 1000;
 export const MAX_RETRY_STEPS = 50;
 
-
 /** Parses "5s,5m,30m" into milliseconds; throws with a readable message. */
 export function parseRetrySchedule(text: string): number[] {
   const parts = text.split(",").map((p) => p.trim());

@@ -44,7 +44,12 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const received = new Counter({ name: "waybill_dispatcher_events_received_total", help: "Events consumed from EVENTS", labelNames: ["kind"], registers });
     const attempts = new Counter({ name: "waybill_webhook_attempts_total", help: "Delivery attempts by outcome", labelNames: ["outcome"], registers });
     const attemptSeconds = new Histogram({ name: "waybill_webhook_attempt_duration_seconds", help: "Duration of delivery attempts", registers });
-    const deferred = new Counter({ name: "waybill_webhook_deferred_total", help: "Deliveries handed back to JetStream without an attempt", labelNames: ["reason"], registers });
+    const deferred = new Counter({
+      name: "waybill_webhook_deferred_total",
+      help: "Deliveries handed back to JetStream without an attempt",
+      labelNames: ["reason"],
+      registers,
+    });
 
     if (!config.WEBHOOK_SECRET_KEY) {
       logger.warn(
@@ -59,7 +64,13 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     runtime.defer(sender.close);
     // Deliveries have their own connections, so a burst of events being fanned out never makes
     // them wait for one (nor they the intake).
-    const deliveryPool = createPool({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, max: DELIVERY_POOL_MAX, applicationName: "waybill-dispatcher-deliveries", logger });
+    const deliveryPool = createPool({
+      databaseUrl: config.DATABASE_URL,
+      schema: DISPATCHER_SCHEMA,
+      max: DELIVERY_POOL_MAX,
+      applicationName: "waybill-dispatcher-deliveries",
+      logger,
+    });
     runtime.defer(() => deliveryPool.end());
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
@@ -121,7 +132,13 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     runtime.defer(events.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
-      [DispatcherServiceService, dispatcherGrpcHandlers({ pool, topology: bus.topology, secrets, deliverer, checkUrl: createHookUrlCheck(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) }, logger)],
+      [
+        DispatcherServiceService,
+        dispatcherGrpcHandlers(
+          { pool, topology: bus.topology, secrets, deliverer, checkUrl: createHookUrlCheck(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
+          logger,
+        ),
+      ],
     ]);
     runtime.defer(grpc.stop);
     logger.info({ grpcPort: grpc.port }, "dispatcher started");

@@ -7,7 +7,7 @@ const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const body = '{"id":"evt_1","kind":"webhook.test"}';
 
 describe("signatureHeader", () => {
-  it("is t=<unix s>,v1=hex(HMAC-SHA256(whole secret string, \"<t>.<body>\"))", () => {
+  it('is t=<unix s>,v1=hex(HMAC-SHA256(whole secret string, "<t>.<body>"))', () => {
     const expected = createHmac("sha256", secret).update(`1700000000.${body}`).digest("hex");
     expect(signatureHeader(secret, 1700000000, body)).toBe(`t=1700000000,v1=${expected}`);
   });
@@ -15,7 +15,11 @@ describe("signatureHeader", () => {
   it("is what the receiver helper accepts", () => {
     const now = Date.parse("2026-03-01T10:00:00Z");
     const headers = deliveryHeaders("hook_1", secret, body, now);
-    expect(headers).toEqual({ "Content-Type": "application/json", "X-Service-Webhook-Id": "hook_1", "X-Service-Signature": expect.stringMatching(/^t=1772359200,v1=[0-9a-f]{64}$/) });
+    expect(headers).toEqual({
+      "Content-Type": "application/json",
+      "X-Service-Webhook-Id": "hook_1",
+      "X-Service-Signature": expect.stringMatching(/^t=1772359200,v1=[0-9a-f]{64}$/),
+    });
     expect(verifyWebhook(secret, headers["X-Service-Signature"], body, { now })).toEqual({ ok: true, timestamp: 1772359200 });
   });
 });

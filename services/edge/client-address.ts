@@ -9,7 +9,10 @@ export type TrustedProxies = (address: string) => boolean;
 /** Parses a comma-separated list of addresses and CIDR ranges (IPv4 and IPv6). */
 export function parseTrustedProxies(list: string): TrustedProxies {
   const blocks = new BlockList();
-  for (const entry of list.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of list
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [address, bits] = entry.split("/");
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
     if (!isIP(address) || (bits !== undefined && !/^\d+$/.test(bits))) throw new Error(`not an address or CIDR range: ${entry}`);
@@ -26,7 +29,10 @@ export function parseTrustedProxies(list: string): TrustedProxies {
 export function clientAddress(socketAddress: string, forwardedFor: string | undefined, trusted: TrustedProxies): string {
   let client = unmapped(socketAddress);
   if (!trusted(client) || !forwardedFor) return client;
-  const hops = forwardedFor.split(",").map((hop) => unmapped(hop.trim())).filter(Boolean);
+  const hops = forwardedFor
+    .split(",")
+    .map((hop) => unmapped(hop.trim()))
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     if (isIP(hops[i]) === 0) return client; // garbage from beyond the proxies: stop at the last trusted hop
     client = hops[i];

@@ -41,7 +41,12 @@ export const edgeConfigSchema = z.object({
   AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
   /** Requests each credential may make per window before 429. */
   RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(DEFAULT_RATE_LIMIT_REQUESTS),
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().max(RATE_LIMIT_BUCKET_TTL_MS / 1000).default(DEFAULT_RATE_LIMIT_WINDOW_SECONDS),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(RATE_LIMIT_BUCKET_TTL_MS / 1000)
+    .default(DEFAULT_RATE_LIMIT_WINDOW_SECONDS),
   /**
    * Where rate-limit counts live: `memory` counts per process (one edge), `nats` in a JetStream
    * KV bucket every edge replica shares, so the limits hold whatever the replica count.

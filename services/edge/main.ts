@@ -2,4 +2,8 @@ import { runMain } from "../platform/run-main.js";
 import { loadEdgeConfig } from "./config.js";
 import { startEdge } from "./service.js";
 
-runMain("edge", () => loadEdgeConfig(), (config) => startEdge(config));
+runMain(
+  "edge",
+  () => loadEdgeConfig(),
+  (config) => startEdge(config),
+);

@@ -16,7 +16,13 @@ export const UNUSED_EVENT_STREAMS: EventStreams = {
 };
 
 export function openApiSnapshot(): Record<string, unknown> {
-  const clients = createBackendClients({ identity: UNUSED_BACKEND, orders: UNUSED_BACKEND, inventory: UNUSED_BACKEND, dispatcher: UNUSED_BACKEND, devices: UNUSED_BACKEND });
+  const clients = createBackendClients({
+    identity: UNUSED_BACKEND,
+    orders: UNUSED_BACKEND,
+    inventory: UNUSED_BACKEND,
+    dispatcher: UNUSED_BACKEND,
+    devices: UNUSED_BACKEND,
+  });
   try {
     const routes: RouteSpec[] = [];
     const open: Api = { router: new Router({ prefix: "/v1" }), routes };

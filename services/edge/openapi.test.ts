@@ -9,7 +9,13 @@ import type { Api } from "./route.js";
 
 function buildApi() {
   // gRPC clients connect lazily; nothing is called here.
-  const clients = createBackendClients({ identity: "127.0.0.1:1", orders: "127.0.0.1:1", inventory: "127.0.0.1:1", dispatcher: "127.0.0.1:1", devices: "127.0.0.1:1" });
+  const clients = createBackendClients({
+    identity: "127.0.0.1:1",
+    orders: "127.0.0.1:1",
+    inventory: "127.0.0.1:1",
+    dispatcher: "127.0.0.1:1",
+    devices: "127.0.0.1:1",
+  });
   const api: Api = { router: new Router({ prefix: "/v1" }), routes: [] };
   registerRoutes(api, clients, UNUSED_EVENT_STREAMS);
   registerPublicRoutes(api, clients);
@@ -26,7 +32,12 @@ describe("OpenAPI document", () => {
       .flatMap((layer) =>
         layer.methods
           .filter((m) => m !== "HEAD")
-          .map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/^\/v1/, "").replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`),
+          .map(
+            (m) =>
+              `${m.toLowerCase()} ${String(layer.path)
+                .replace(/^\/v1/, "")
+                .replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`,
+          ),
       )
       .sort();
     const documented = Object.entries(document.paths)
@@ -54,7 +65,9 @@ describe("OpenAPI document", () => {
   it("marks token and user creation as taking Idempotency-Key, and says a token replay has no value", () => {
     const { document } = buildApi();
     for (const path of ["/tokens", "/users"]) {
-      expect(document.paths[path].post.parameters, path).toEqual(expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })]));
+      expect(document.paths[path].post.parameters, path).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })]),
+      );
     }
     const createToken = document.paths["/tokens"].post;
     expect(createToken.description).toMatch(/replay/i);

@@ -72,16 +72,31 @@ function operation(spec: RouteSpec) {
         }))
       : [];
   const headerParams = [
-    ...(spec.headerParams ?? []).map((h) => ({ name: h.name, in: "header", required: false, schema: { type: "string", ...(h.pattern ? { pattern: h.pattern } : {}) }, description: h.description })),
+    ...(spec.headerParams ?? []).map((h) => ({
+      name: h.name,
+      in: "header",
+      required: false,
+      schema: { type: "string", ...(h.pattern ? { pattern: h.pattern } : {}) },
+      description: h.description,
+    })),
     ...(spec.idempotent
-      ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 }, description: "Replays the first answer for 24 h; another body under the same key is a 422" }]
+      ? [
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            schema: { type: "string", maxLength: 255 },
+            description: "Replays the first answer for 24 h; another body under the same key is a 422",
+          },
+        ]
       : []),
     {
       name: "X-Transaction-Id",
       in: "header",
       required: false,
       schema: { type: "string", pattern: CLIENT_TRANSACTION_ID.source },
-      description: "Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent",
+      description:
+        "Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent",
     },
   ];
   const status = String(spec.status ?? 200);
@@ -89,7 +104,11 @@ function operation(spec: RouteSpec) {
     spec.produces === "text/event-stream"
       ? {
           description: "A stream of Server-Sent Events",
-          content: { "text/event-stream": { schema: { type: "string", description: "SSE messages: `id:` event id, `event:` kind, `data:` the event JSON; `:` comment lines are heartbeats" } } },
+          content: {
+            "text/event-stream": {
+              schema: { type: "string", description: "SSE messages: `id:` event id, `event:` kind, `data:` the event JSON; `:` comment lines are heartbeats" },
+            },
+          },
         }
       : status === "204" || !spec.response
         ? { description: "Done" }
@@ -139,7 +158,10 @@ const WEBHOOK_HEADERS = [
 
 /** Component name of an event kind's schema: order.status.changed → OrderStatusChangedEvent. */
 function eventSchemaName(kind: string): string {
-  return `${kind.split(".").map((word) => word[0].toUpperCase() + word.slice(1)).join("")}Event`;
+  return `${kind
+    .split(".")
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join("")}Event`;
 }
 
 /** OpenAPI 3.1 `webhooks`: one signed POST per event kind, its body the event (envelope + payload). */
@@ -179,7 +201,12 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
   const { webhooks, schemas } = webhookDocument();
   return {
     openapi: "3.1.0",
-    info: { title: "Waybill API", version, description: "Orders, shipments, products, stock and signed webhooks. Guides: the docs/ folder of the repository (overview, authentication, webhooks, MQTT devices, events, configuration, operations)." },
+    info: {
+      title: "Waybill API",
+      version,
+      description:
+        "Orders, shipments, products, stock and signed webhooks. Guides: the docs/ folder of the repository (overview, authentication, webhooks, MQTT devices, events, configuration, operations).",
+    },
     servers: [{ url: "/v1" }],
     security: [{ bearer: [] }],
     components: {

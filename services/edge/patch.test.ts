@@ -12,7 +12,11 @@ describe("toPatchMessage", () => {
 
 describe("nullsFor", () => {
   it("turns absent optional fields into null and keeps the rest", () => {
-    expect(nullsFor({ id: "a", email: undefined as string | undefined, phone: "1" as string | undefined }, ["email", "phone"])).toEqual({ id: "a", email: null, phone: "1" });
+    expect(nullsFor({ id: "a", email: undefined as string | undefined, phone: "1" as string | undefined }, ["email", "phone"])).toEqual({
+      id: "a",
+      email: null,
+      phone: "1",
+    });
   });
 });
 

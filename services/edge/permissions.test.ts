@@ -37,12 +37,9 @@ describe("can", () => {
   });
 
   for (const [type, allowed] of Object.entries(ALLOWED) as [TokenType, Capability[]][]) {
-    it.each(ALL.map((capability) => [capability, allowed.includes(capability)] as const))(
-      `${type} token: %s → %s`,
-      (capability, expected) => {
-        expect(can(type, capability)).toBe(expected);
-      },
-    );
+    it.each(ALL.map((capability) => [capability, allowed.includes(capability)] as const))(`${type} token: %s → %s`, (capability, expected) => {
+      expect(can(type, capability)).toBe(expected);
+    });
   }
 });
 
@@ -58,7 +55,9 @@ describe("roleCan", () => {
 });
 
 function fakeCtx(principal?: { tokenType: TokenType }): Context {
-  return { state: principal ? { principal: { kind: "token", tenantId: "ten_1", credentialId: "tok_1", expiresAtMs: 0, ...principal } } : {} } as unknown as Context;
+  return {
+    state: principal ? { principal: { kind: "token", tenantId: "ten_1", credentialId: "tok_1", expiresAtMs: 0, ...principal } } : {},
+  } as unknown as Context;
 }
 
 describe("requires", () => {

@@ -27,8 +27,21 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
-  const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: "waybill-edge", topology: createTopology(config.STREAM_PREFIX), logger });
-  const clients = createBackendClients({ identity: config.IDENTITY_GRPC_URL, orders: config.ORDERS_GRPC_URL, inventory: config.INVENTORY_GRPC_URL, dispatcher: config.DISPATCHER_GRPC_URL, devices: config.DEVICES_GRPC_URL });
+  const bus = await connectBus({
+    url: config.NATS_URL,
+    user: config.NATS_USER,
+    pass: config.NATS_PASSWORD,
+    name: "waybill-edge",
+    topology: createTopology(config.STREAM_PREFIX),
+    logger,
+  });
+  const clients = createBackendClients({
+    identity: config.IDENTITY_GRPC_URL,
+    orders: config.ORDERS_GRPC_URL,
+    inventory: config.INVENTORY_GRPC_URL,
+    dispatcher: config.DISPATCHER_GRPC_URL,
+    devices: config.DEVICES_GRPC_URL,
+  });
   // The edge is ready when it can serve: the backends are shared by every edge replica, so they
   // are reported but do not take this pod out of rotation (callers get a 503 problem instead).
   const ops = createOps("edge", {
@@ -45,11 +58,16 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
   // Revoked tokens leave this edge's cache the moment identity announces them.
   const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
-  const eventStreams = createEventStreams(bus, logger, {
-    heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
-    maxPerCredential: config.EVENT_STREAMS_PER_CREDENTIAL,
-    drainTimeoutMs: config.EVENT_STREAM_DRAIN_TIMEOUT_MS,
-  }, ops.registry);
+  const eventStreams = createEventStreams(
+    bus,
+    logger,
+    {
+      heartbeatMs: config.EVENT_STREAM_HEARTBEAT_MS,
+      maxPerCredential: config.EVENT_STREAMS_PER_CREDENTIAL,
+      drainTimeoutMs: config.EVENT_STREAM_DRAIN_TIMEOUT_MS,
+    },
+    ops.registry,
+  );
   const abandon = async (error: unknown): Promise<never> => {
     ops.setDraining();
     stopWatching();

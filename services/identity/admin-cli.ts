@@ -64,7 +64,11 @@ program
   .option("--api-token", "also create an api token and print it once")
   .action(async (name: string, options: { adminEmail: string; adminPassword?: string; apiToken?: boolean }) => {
     if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) {
-      throw new ValidationError("tenant names are 1 to 63 lowercase letters, digits and '-', starting with a letter or digit", undefined, "invalid_tenant_name");
+      throw new ValidationError(
+        "tenant names are 1 to 63 lowercase letters, digits and '-', starting with a letter or digit",
+        undefined,
+        "invalid_tenant_name",
+      );
     }
     if (options.adminPassword !== undefined && options.adminPassword.length < 8) {
       throw new ValidationError("the admin password needs at least 8 characters", undefined, "invalid_password");
@@ -102,7 +106,9 @@ tokens
       const created = await createToken(pool, tenantId, { name: options.name, type: options.type, expiresAt: options.expiresAt ?? null });
       // The value alone on stdout, so `TOKEN=$(npm run -s admin -- tokens create …)` captures it.
       process.stdout.write(`${created.value}\n`);
-      process.stderr.write(`created ${created.token.type} token "${created.token.name}" (${created.token.id}) for tenant ${options.tenant}; its value is shown only this once\n`);
+      process.stderr.write(
+        `created ${created.token.type} token "${created.token.name}" (${created.token.id}) for tenant ${options.tenant}; its value is shown only this once\n`,
+      );
     });
   });
 
@@ -123,7 +129,8 @@ program
         "UPDATE users SET password_hash = $2 WHERE lower(email) = lower($1) AND ($3::text IS NULL OR tenant_id = $3) RETURNING id",
         [options.email, await hashPassword(password), tenantId],
       );
-      if (rows.length === 0) throw new NotFoundError("user_not_found", `no user with email ${options.email}${options.tenant ? ` in tenant ${options.tenant}` : ""}`);
+      if (rows.length === 0)
+        throw new NotFoundError("user_not_found", `no user with email ${options.email}${options.tenant ? ` in tenant ${options.tenant}` : ""}`);
       process.stdout.write(`password of ${options.email} (${rows[0].id}) reset\n`);
       if (!options.password) process.stdout.write(`  password: ${password}   (shown once)\n`);
     });

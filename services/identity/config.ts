@@ -19,12 +19,16 @@ export const identityConfigSchema = z.object({
   /** Lifetime of a session JWT from POST /v1/auth/login. */
   /** How often token use (lastUsedAt) is written behind. */
   TOKEN_USE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(LAST_USED_FLUSH_INTERVAL_MS),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(24 * 3600).default(DEFAULT_SESSION_TTL_SECONDS),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(30)
+    .max(24 * 3600)
+    .default(DEFAULT_SESSION_TTL_SECONDS),
   /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
   BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
 });
 
 export type IdentityConfig = Readonly<z.output<typeof identityConfigSchema>>;
 
-export const loadIdentityConfig = (env: Record<string, string | undefined> = process.env): IdentityConfig =>
-  loadConfig(identityConfigSchema, env);
+export const loadIdentityConfig = (env: Record<string, string | undefined> = process.env): IdentityConfig => loadConfig(identityConfigSchema, env);

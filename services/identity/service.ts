@@ -52,8 +52,12 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
       if (deps.announce) await deps.announce(bootstrap);
       else if (hasGeneratedSecrets(bootstrap)) {
         await writeCredentialsFile(config.BOOTSTRAP_CREDENTIALS_FILE, bootstrap);
-        logger.warn({ file: config.BOOTSTRAP_CREDENTIALS_FILE, tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail }, "first start: generated credentials written to this file (mode 0600); read them once, then delete it");
-      } else logger.info({ tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail }, "first start: created tenant default with the configured admin and token");
+        logger.warn(
+          { file: config.BOOTSTRAP_CREDENTIALS_FILE, tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail },
+          "first start: generated credentials written to this file (mode 0600); read them once, then delete it",
+        );
+      } else
+        logger.info({ tenantId: bootstrap.tenantId, admin: bootstrap.adminEmail }, "first start: created tenant default with the configured admin and token");
     }
     // Revocations leave through the outbox (see revocations.ts): the relay retries until
     // JetStream acknowledges them.
@@ -111,7 +115,12 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
             return {};
           }),
           createUser: unary(logger, (request: CreateUserRequest) =>
-            createUserIdempotently(pool, request.tenantId, { email: request.email, password: request.password, role: request.role as Role }, request.idempotency),
+            createUserIdempotently(
+              pool,
+              request.tenantId,
+              { email: request.email, password: request.password, role: request.role as Role },
+              request.idempotency,
+            ),
           ),
           listUsers: unary(logger, async (request: { tenantId: string; limit: number; cursor?: string }) => {
             const page = await listUsers(pool, request.tenantId, pageLimit(request.limit), request.cursor);
@@ -137,4 +146,3 @@ function tokenMessage(token: TokenRecord): TokenMessage {
     revokedAt: token.revokedAt ?? undefined,
   };
 }
-

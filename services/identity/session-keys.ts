@@ -4,7 +4,6 @@ import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, import
 import { withAdvisoryLock, type Pool } from "../platform/db.js";
 import { SESSION_ALGORITHM } from "../../packages/contracts/identity/sessions.js";
 
-
 export interface SigningKey {
   kid: string;
   privateKey: CryptoKey;

@@ -6,7 +6,6 @@ import { verifyPassword } from "./passwords.js";
 import { type SigningKey } from "./session-keys.js";
 import { SESSION_ALGORITHM, SESSION_AUDIENCE, SESSION_ISSUER } from "../../packages/contracts/identity/sessions.js";
 
-
 export interface Session {
   accessToken: string;
   expiresAt: string;

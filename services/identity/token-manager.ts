@@ -97,9 +97,6 @@ export async function listTokens(db: Queryable, tenantId: string, limit: number,
 
 /** Marks the token revoked; revoking twice is harmless. */
 export async function revokeToken(db: Queryable, tenantId: string, id: string): Promise<void> {
-  const { rowCount } = await db.query(
-    "UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2",
-    [tenantId, id],
-  );
+  const { rowCount } = await db.query("UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
   if (rowCount === 0) throw new NotFoundError("token_not_found", `No token ${id}.`);
 }

@@ -7,14 +7,12 @@ import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
 import { hashPassword, slowDigest } from "./passwords.js";
 import type { Role } from "../../packages/contracts/identity/roles.js";
 
-
 export interface UserRecord {
   id: string;
   email: string;
   role: Role;
   createdAt: string;
 }
-
 
 export async function createTenant(db: Queryable, name: string): Promise<{ id: string; name: string }> {
   const id = newId("ten");
@@ -47,7 +45,9 @@ export async function createUserIdempotently(
   ]);
   const request = idempotency?.key && requestHash ? { key: idempotency.key, requestHash } : undefined;
   const { value, replayed } = await withTransaction(pool, (client) =>
-    idempotent<UserRecord>(client, tenantId, "users.create", request, () => insertUser(client, tenantId, { email: input.email, passwordHash, role: input.role })),
+    idempotent<UserRecord>(client, tenantId, "users.create", request, () =>
+      insertUser(client, tenantId, { email: input.email, passwordHash, role: input.role }),
+    ),
   );
   return { user: value, replayed };
 }

@@ -5,7 +5,14 @@ import { withTransaction } from "../platform/db.js";
 import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
 import { appendEvents } from "../platform/outbox.js";
-import { DEFAULT_LOCATION, MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
+import {
+  DEFAULT_LOCATION,
+  MAX_LOCATION_LENGTH,
+  MAX_REASON_LENGTH,
+  MAX_STOCK_QUANTITY,
+  REASON_TEXT,
+  TRIMMED_TEXT,
+} from "../../packages/contracts/limits/inventory.js";
 import { isProductId, productNotFound, type InventoryDeps } from "./products.js";
 import { lockStockRows, stockLevelOf, writeStockRows, type StockLevel } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";
@@ -74,15 +81,19 @@ export async function adjustStock(
       );
       if (product.rows.length === 0) throw productNotFound(productId);
       // A location comes into being with its first adjustment.
-      await client.query(
-        `INSERT INTO stock_levels (tenant_id, product_id, location) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [tenantId, productId, location],
-      );
+      await client.query(`INSERT INTO stock_levels (tenant_id, product_id, location) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+        tenantId,
+        productId,
+        location,
+      ]);
       const [row] = await lockStockRows(client, tenantId, [{ productId, location }]);
       const before = stockLevelOf(row);
       const onHand = adjustment.setTo ?? before.onHand + adjustment.delta!;
       if (onHand < 0) {
-        throw new ConflictError("insufficient_stock", `Product ${productId} has ${before.onHand} on hand at "${location}"; cannot remove ${-adjustment.delta!}.`);
+        throw new ConflictError(
+          "insufficient_stock",
+          `Product ${productId} has ${before.onHand} on hand at "${location}"; cannot remove ${-adjustment.delta!}.`,
+        );
       }
       if (onHand < before.reserved) {
         throw new ConflictError(
@@ -91,7 +102,9 @@ export async function adjustStock(
         );
       }
       if (onHand > MAX_STOCK_QUANTITY) {
-        throw new ValidationError("The adjustment is not valid.", [{ path: adjustment.setTo === undefined ? "delta" : "setTo", message: `on hand cannot exceed ${MAX_STOCK_QUANTITY}` }]);
+        throw new ValidationError("The adjustment is not valid.", [
+          { path: adjustment.setTo === undefined ? "delta" : "setTo", message: `on hand cannot exceed ${MAX_STOCK_QUANTITY}` },
+        ]);
       }
       const next = { ...row, on_hand: onHand };
       await writeStockRows(client, tenantId, [next]);

@@ -21,7 +21,15 @@ describe("allocate", () => {
   });
 
   it("takes only what is needed", () => {
-    expect(allocate(new Map([["prd_a", 1], ["prd_b", 1]]), stock)).toEqual({
+    expect(
+      allocate(
+        new Map([
+          ["prd_a", 1],
+          ["prd_b", 1],
+        ]),
+        stock,
+      ),
+    ).toEqual({
       ok: true,
       allocations: [
         { productId: "prd_a", location: "default", quantity: 1 },
@@ -31,7 +39,16 @@ describe("allocate", () => {
   });
 
   it("allocates nothing and names every short product when any line cannot be covered", () => {
-    expect(allocate(new Map([["prd_a", 1], ["prd_b", 2], ["prd_c", 1]]), stock)).toEqual({
+    expect(
+      allocate(
+        new Map([
+          ["prd_a", 1],
+          ["prd_b", 2],
+          ["prd_c", 1],
+        ]),
+        stock,
+      ),
+    ).toEqual({
       ok: false,
       shortages: [
         { productId: "prd_b", requested: 2, available: 1 },

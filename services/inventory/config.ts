@@ -9,5 +9,4 @@ export const inventoryConfigSchema = z.object({
 
 export type InventoryConfig = Readonly<z.output<typeof inventoryConfigSchema>>;
 
-export const loadInventoryConfig = (env: Record<string, string | undefined> = process.env): InventoryConfig =>
-  loadConfig(inventoryConfigSchema, env);
+export const loadInventoryConfig = (env: Record<string, string | undefined> = process.env): InventoryConfig => loadConfig(inventoryConfigSchema, env);

@@ -6,7 +6,17 @@ import { unary } from "../platform/grpc.js";
 import type { Logger } from "../platform/logger.js";
 import { pageLimit } from "../platform/pagination.js";
 import { adjustStock } from "./adjustments.js";
-import { createProduct, deleteProduct, getProduct, listProducts, missingProducts, updateProduct, type InventoryDeps, type Product, type ProductChanges } from "./products.js";
+import {
+  createProduct,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  missingProducts,
+  updateProduct,
+  type InventoryDeps,
+  type Product,
+  type ProductChanges,
+} from "./products.js";
 import { consumeStock, releaseStock, reserveStock } from "./reservations.js";
 import { listStockLevels } from "./stock.js";
 

@@ -72,7 +72,8 @@ export function productFromRow(row: ProductRow): Product {
 export function normalizeProductFields(fields: ProductFields): ProductFields & { price: string | null } {
   const errors: FieldError[] = [];
   if (!isText(fields.sku, MAX_SKU_LENGTH)) errors.push({ path: "sku", message: `1 to ${MAX_SKU_LENGTH} characters, no surrounding spaces` });
-  if (!isText(fields.name, MAX_PRODUCT_NAME_LENGTH)) errors.push({ path: "name", message: `1 to ${MAX_PRODUCT_NAME_LENGTH} characters, no surrounding spaces` });
+  if (!isText(fields.name, MAX_PRODUCT_NAME_LENGTH))
+    errors.push({ path: "name", message: `1 to ${MAX_PRODUCT_NAME_LENGTH} characters, no surrounding spaces` });
   if (fields.currency !== null && !isCurrency(fields.currency)) errors.push({ path: "currency", message: "unknown ISO 4217 currency code" });
   if (fields.price !== null && fields.currency === null) errors.push({ path: "currency", message: "required when price is set" });
   if (fields.price === null && fields.currency !== null) errors.push({ path: "price", message: "required when currency is set" });
@@ -124,7 +125,10 @@ export async function createProduct(
 export async function missingProducts(db: Queryable, tenantId: string, ids: readonly string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const { rows } = await db.query<{ id: string }>(`SELECT id FROM products WHERE tenant_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`, [tenantId, unique]);
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM products WHERE tenant_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`, [
+    tenantId,
+    unique,
+  ]);
   const found = new Set(rows.map((row) => row.id));
   return unique.filter((id) => !found.has(id));
 }
@@ -178,7 +182,12 @@ export async function updateProduct(deps: InventoryDeps, tenantId: string, id: s
     await appendEvents(client, deps.topology, [
       { tenantId, kind: "product.updated", payload: { ...snapshot(product), changedFields: [...changedFields] } },
       ...(next.lowStockThreshold !== current.lowStockThreshold
-        ? thresholdChangeEvents(tenantId, (await lockStockOfProducts(client, tenantId, [id])).map(stockLevelOf), current.lowStockThreshold, next.lowStockThreshold)
+        ? thresholdChangeEvents(
+            tenantId,
+            (await lockStockOfProducts(client, tenantId, [id])).map(stockLevelOf),
+            current.lowStockThreshold,
+            next.lowStockThreshold,
+          )
         : []),
     ]);
     return product;
@@ -210,15 +219,16 @@ async function productReserved(client: PoolClient, tenantId: string, id: string)
       WHERE l.tenant_id = $1 AND l.product_id = $2 ORDER BY l.order_id LIMIT 6`,
     [tenantId, id],
   );
-  const named = rows.slice(0, 5).map((r) => r.order_id).join(", ") + (rows.length > 5 ? ", …" : "");
+  const named =
+    rows
+      .slice(0, 5)
+      .map((r) => r.order_id)
+      .join(", ") + (rows.length > 5 ? ", …" : "");
   return new ConflictError("product_reserved", `Product ${id} has stock reserved by open orders (${named}); cancel or complete them before deleting it.`);
 }
 
 async function lockProduct(client: PoolClient, tenantId: string, id: string): Promise<ProductRow> {
-  const { rows } = await client.query<ProductRow>(
-    `SELECT * FROM products WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
-    [tenantId, id],
-  );
+  const { rows } = await client.query<ProductRow>(`SELECT * FROM products WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, [tenantId, id]);
   if (rows.length === 0) throw productNotFound(id);
   return rows[0];
 }

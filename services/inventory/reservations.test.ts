@@ -4,8 +4,17 @@ import { demandOf } from "./reservations.js";
 
 describe("demandOf", () => {
   it("sums the lines of one product", () => {
-    expect(demandOf("ord_x", [{ productId: "prd_a", quantity: 2 }, { productId: "prd_b", quantity: 1 }, { productId: "prd_a", quantity: 3 }])).toEqual(
-      new Map([["prd_a", 5], ["prd_b", 1]]),
+    expect(
+      demandOf("ord_x", [
+        { productId: "prd_a", quantity: 2 },
+        { productId: "prd_b", quantity: 1 },
+        { productId: "prd_a", quantity: 3 },
+      ]),
+    ).toEqual(
+      new Map([
+        ["prd_a", 5],
+        ["prd_b", 1],
+      ]),
     );
   });
 

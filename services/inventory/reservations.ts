@@ -109,17 +109,22 @@ async function settle(deps: InventoryDeps, tenantId: string, orderId: string, ou
   return withTransaction(deps.pool, async (client) => {
     // Moving the reservation out of 'held' first makes a concurrent release or consume of the
     // same order wait here, then find nothing to do.
-    const settled = await client.query(
-      `UPDATE reservations SET status = $3, updated_at = now() WHERE tenant_id = $1 AND order_id = $2 AND status = 'held'`,
-      [tenantId, orderId, outcome],
-    );
+    const settled = await client.query(`UPDATE reservations SET status = $3, updated_at = now() WHERE tenant_id = $1 AND order_id = $2 AND status = 'held'`, [
+      tenantId,
+      orderId,
+      outcome,
+    ]);
     if (settled.rowCount === 0) return false;
 
     const { rows: lines } = await client.query<{ product_id: string; location: string; quantity: number }>(
       `SELECT product_id, location, quantity FROM reservation_lines WHERE tenant_id = $1 AND order_id = $2`,
       [tenantId, orderId],
     );
-    const rows = await lockStockRows(client, tenantId, lines.map((l) => ({ productId: l.product_id, location: l.location })));
+    const rows = await lockStockRows(
+      client,
+      tenantId,
+      lines.map((l) => ({ productId: l.product_id, location: l.location })),
+    );
     const byKey = new Map(rows.map((r) => [keyOf(r.product_id, r.location), r]));
     // Stock of a product deleted since still goes back where it came from.
     const thresholds = await thresholdsOf(client, tenantId, [...new Set(lines.map((l) => l.product_id))], { includeDeleted: true });
@@ -148,7 +153,12 @@ async function settle(deps: InventoryDeps, tenantId: string, orderId: string, ou
 }
 
 /** low_stock_threshold per product id; products missing from the map do not exist (or are deleted). */
-async function thresholdsOf(client: PoolClient, tenantId: string, productIds: string[], options: { includeDeleted: boolean }): Promise<Map<string, number | null>> {
+async function thresholdsOf(
+  client: PoolClient,
+  tenantId: string,
+  productIds: string[],
+  options: { includeDeleted: boolean },
+): Promise<Map<string, number | null>> {
   const { rows } = await client.query<{ id: string; low_stock_threshold: number | null }>(
     `SELECT id, low_stock_threshold FROM products WHERE tenant_id = $1 AND id = ANY($2::text[]) AND ($3 OR deleted_at IS NULL)`,
     [tenantId, productIds, options.includeDeleted],

@@ -25,7 +25,16 @@ export async function startInventory(config: InventoryConfig): Promise<Inventory
     const relay = createOutboxRelay({ pool, bus, schema: INVENTORY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    const deviceStock = await startDeviceStockConsumer({ pool, topology: bus.topology, bus, logger, registry: runtime.ops.registry, health: runtime.consumerHealth, ackWaitMs: config.CONSUMER_ACK_WAIT_MS, deadLetters: runtime.deadLetters });
+    const deviceStock = await startDeviceStockConsumer({
+      pool,
+      topology: bus.topology,
+      bus,
+      logger,
+      registry: runtime.ops.registry,
+      health: runtime.consumerHealth,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+      deadLetters: runtime.deadLetters,
+    });
     runtime.defer(deviceStock.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [

@@ -13,12 +13,14 @@ describe("stock cursors", () => {
     expect(decodeStockCursor("")).toBeNull();
   });
 
-  it.each(["garbage!!", Buffer.from("[1,2]").toString("base64url"), Buffer.from('["prd_x","a"]').toString("base64url"), encodeStockCursor({ productId: "ord_01jc0000000000000000000000", location: "a" })])(
-    "reject %j with 400 invalid_cursor",
-    (cursor) => {
-      expect(() => decodeStockCursor(cursor)).toThrow(BadRequestError);
-    },
-  );
+  it.each([
+    "garbage!!",
+    Buffer.from("[1,2]").toString("base64url"),
+    Buffer.from('["prd_x","a"]').toString("base64url"),
+    encodeStockCursor({ productId: "ord_01jc0000000000000000000000", location: "a" }),
+  ])("reject %j with 400 invalid_cursor", (cursor) => {
+    expect(() => decodeStockCursor(cursor)).toThrow(BadRequestError);
+  });
 });
 
 describe("stockLevelOf", () => {

@@ -46,7 +46,10 @@ describe("thresholdChangeEvents", () => {
 
   it("fires inventory.low for each location the raised threshold now sits above", () => {
     const levels = [at("default", 4), at("north", 10), at("south", 0)];
-    expect(lowAt(levels, null, 5)).toEqual([["inventory.low", "default"], ["inventory.low", "south"]]);
+    expect(lowAt(levels, null, 5)).toEqual([
+      ["inventory.low", "default"],
+      ["inventory.low", "south"],
+    ]);
     expect(lowAt(levels, 3, 5)).toEqual([["inventory.low", "default"]]); // south was low already
     expect(lowAt(levels, 5, 11)).toEqual([["inventory.low", "north"]]);
   });

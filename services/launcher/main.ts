@@ -75,13 +75,26 @@ async function main(): Promise<void> {
     // and scripts configured then keep working; `npm run admin` reads the database URL.
     const remembered = await readLocalState(dataDir);
     await updateLocalState(dataDir, { databaseUrl });
-    const env = { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl, LOG_LEVEL: launcher.LOG_LEVEL, BIND_HOST: "127.0.0.1", GRPC_PORT: "0", OPS_PORT: "0", WEBHOOK_SECRET_KEY: webhookSecretKey };
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      LOG_LEVEL: launcher.LOG_LEVEL,
+      BIND_HOST: "127.0.0.1",
+      GRPC_PORT: "0",
+      OPS_PORT: "0",
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
+    };
     // Generated first-start credentials: on the terminal the launcher runs in, or (no terminal:
     // a service manager, CI, a pipe into a log) in a file of the data folder only this user reads.
     const identity = await startIdentity(loadIdentityConfig(env), {
       announce: async (result) => {
         if (process.stdout.isTTY || !hasGeneratedSecrets(result)) {
-          process.stdout.write(hasGeneratedSecrets(result) ? bootstrapCredentialsText(result) : `Waybill first start: created tenant "default" (${result.tenantId}) and admin ${result.adminEmail}.\n`);
+          process.stdout.write(
+            hasGeneratedSecrets(result)
+              ? bootstrapCredentialsText(result)
+              : `Waybill first start: created tenant "default" (${result.tenantId}) and admin ${result.adminEmail}.\n`,
+          );
           return;
         }
         const file = path.join(dataDir, BOOTSTRAP_CREDENTIALS_FILE_NAME);
@@ -124,12 +137,14 @@ async function main(): Promise<void> {
     say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
     say(`  API docs:  ${edge.url}/docs`);
     say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
-    say(`  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`);
+    say(
+      `  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`,
+    );
     if (!identity.bootstrap) for (const line of bootstrapSkipped(launcher.WAYBILL_DATA_DIR, dataDir)) say(line);
     say("Press Ctrl-C to stop.");
   } catch (error) {
     if (error instanceof MissingBinaryError || error instanceof ConfigError) say(`Waybill: ${error.message}`);
-    else say(`Waybill: failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    else say(`Waybill: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await stopAll(1);
   }
 }
@@ -174,7 +189,13 @@ async function ensureServer(name: string, url: string, defaultPort: number, star
  * Starts a service on its configured port; else on the port remembered from the last start; else
  * on the default or, when that is taken, a free one.
  */
-async function onChosenPort<T>(name: string, configured: string | undefined, fallback: number, remembered: number | undefined, start: (port: number) => Promise<T>): Promise<T> {
+async function onChosenPort<T>(
+  name: string,
+  configured: string | undefined,
+  fallback: number,
+  remembered: number | undefined,
+  start: (port: number) => Promise<T>,
+): Promise<T> {
   const configuredPort = configured === undefined ? undefined : Number(configured);
   if (configuredPort === undefined && remembered !== undefined && remembered !== fallback) {
     if (await isPortFree(remembered, "0.0.0.0")) {
@@ -186,7 +207,9 @@ async function onChosenPort<T>(name: string, configured: string | undefined, fal
     }
     say(`Waybill: ${name} port ${remembered} (used on the last start) is taken now; clients configured for it must change.`);
   }
-  return startOnPort(configuredPort, fallback, start, () => say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose; this one is remembered for the next start).`));
+  return startOnPort(configuredPort, fallback, start, () =>
+    say(`Waybill: port ${fallback} is taken; ${name} uses a free port instead (set ${name}_PORT to choose; this one is remembered for the next start).`),
+  );
 }
 
 void main();

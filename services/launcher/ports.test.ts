@@ -14,7 +14,12 @@ describe("freePorts", () => {
 describe("startOnPort", () => {
   it("uses a configured port as given, even 0", async () => {
     const tried: number[] = [];
-    await startOnPort(0, 8080, async (port) => void tried.push(port), () => {});
+    await startOnPort(
+      0,
+      8080,
+      async (port) => void tried.push(port),
+      () => {},
+    );
     expect(tried).toEqual([0]);
   });
 
@@ -25,7 +30,12 @@ describe("startOnPort", () => {
     try {
       const tried: number[] = [];
       let told = 0;
-      await startOnPort(undefined, taken, async (port) => void tried.push(port), () => told++);
+      await startOnPort(
+        undefined,
+        taken,
+        async (port) => void tried.push(port),
+        () => told++,
+      );
       expect(tried).toEqual([0]);
       expect(told).toBe(1);
     } finally {
@@ -54,6 +64,13 @@ describe("startOnPort", () => {
 
   it("passes on any other failure", async () => {
     const [fallback] = await freePorts(1);
-    await expect(startOnPort(undefined, fallback, async () => Promise.reject(new Error("boom")), () => {})).rejects.toThrow("boom");
+    await expect(
+      startOnPort(
+        undefined,
+        fallback,
+        async () => Promise.reject(new Error("boom")),
+        () => {},
+      ),
+    ).rejects.toThrow("boom");
   });
 });

@@ -83,7 +83,9 @@ export async function startPrivatePostgres(dataDir: string, options: { port?: nu
   const initdb = findBinary("initdb", postgresBinDirs());
   const postgres = initdb && findBinary("postgres", [path.dirname(initdb), ...postgresBinDirs()]);
   if (!initdb || !postgres) {
-    throw new MissingBinaryError("No PostgreSQL answers and its server binaries are not installed. Install them (Debian: apt-get install postgresql) or set DATABASE_URL.");
+    throw new MissingBinaryError(
+      "No PostgreSQL answers and its server binaries are not installed. Install them (Debian: apt-get install postgresql) or set DATABASE_URL.",
+    );
   }
   const pgData = path.join(dataDir, "postgres");
   await mkdir(pgData, { recursive: true });
@@ -117,7 +119,10 @@ export async function startPrivatePostgres(dataDir: string, options: { port?: nu
 async function startServer(spec: ServerSpec, fixedPort?: number): Promise<{ port: number } & Pick<PrivateServer, "stop" | "kill" | "signal">> {
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
-    const logFrom = await stat(spec.logFile).then((s) => s.size, () => 0);
+    const logFrom = await stat(spec.logFile).then(
+      (s) => s.size,
+      () => 0,
+    );
     const server = await spawnServer(spec, port);
     try {
       await waitListening(server.child, port, spec.what);

@@ -58,8 +58,17 @@ afterEach(async () => {
 });
 
 function connect(h: Harness, token: string): Promise<MqttClient> {
-  const promise = mqtt.connectAsync(`mqtt://127.0.0.1:${h.port}`, { username: "dev-1", password: token, reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 5_000 });
-  void promise.then((c) => clients.push(c), () => {});
+  const promise = mqtt.connectAsync(`mqtt://127.0.0.1:${h.port}`, {
+    username: "dev-1",
+    password: token,
+    reconnectPeriod: 0,
+    protocolVersion: 4,
+    connectTimeout: 5_000,
+  });
+  void promise.then(
+    (c) => clients.push(c),
+    () => {},
+  );
   return promise;
 }
 
@@ -87,7 +96,13 @@ describe("revocations racing a connect", () => {
       h.devices.revoke("tok_late");
       return original(c);
     };
-    const device = mqtt.connect(`mqtt://127.0.0.1:${h.port}`, { username: "dev-1", password: "sensor-late", reconnectPeriod: 0, protocolVersion: 4, connectTimeout: 5_000 });
+    const device = mqtt.connect(`mqtt://127.0.0.1:${h.port}`, {
+      username: "dev-1",
+      password: "sensor-late",
+      reconnectPeriod: 0,
+      protocolVersion: 4,
+      connectTimeout: 5_000,
+    });
     clients.push(device);
     const closedInTime = await Promise.race([
       new Promise((resolve) => device.once("close", () => resolve(true))),
@@ -104,9 +119,13 @@ describe("re-validation after a revocation gap", () => {
   it("closes sessions identity now refuses and keeps the rest, also when identity is unreachable", async () => {
     const h = await start();
     const valid = { current: true };
-    h.answers.set("sensor-revoked", async () => (valid.current ? principal("tok_revoked") : Promise.reject(new UnauthenticatedError("unauthenticated", "revoked"))));
+    h.answers.set("sensor-revoked", async () =>
+      valid.current ? principal("tok_revoked") : Promise.reject(new UnauthenticatedError("unauthenticated", "revoked")),
+    );
     h.answers.set("sensor-fine", async () => principal("tok_fine"));
-    h.answers.set("sensor-unknown", async () => (valid.current ? principal("tok_unknown") : Promise.reject(new UnavailableError("identity_unavailable", "down"))));
+    h.answers.set("sensor-unknown", async () =>
+      valid.current ? principal("tok_unknown") : Promise.reject(new UnavailableError("identity_unavailable", "down")),
+    );
     const revoked = await connect(h, "sensor-revoked");
     const fine = await connect(h, "sensor-fine");
     const unknown = await connect(h, "sensor-unknown");

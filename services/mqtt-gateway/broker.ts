@@ -68,11 +68,21 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
   const revoked = new LRUCache<string, true>({ max: REVOKED_MEMORY_MAX, ttl: REVOKED_MEMORY_MS });
   const retransmissions = createRetransmissions();
   const writes = new Set<Promise<void>>();
-  const dropped = new Counter({ name: "waybill_mqtt_messages_dropped_total", help: "Device messages acknowledged but not stored, by reason", labelNames: ["reason"], registers: [deps.metrics] });
+  const dropped = new Counter({
+    name: "waybill_mqtt_messages_dropped_total",
+    help: "Device messages acknowledged but not stored, by reason",
+    labelNames: ["reason"],
+    registers: [deps.metrics],
+  });
   // Every reason shows from the start (at 0), so dashboards and alerts can name them.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   const stored = new Counter({ name: "waybill_mqtt_messages_stored_total", help: "Device messages stored in INGRESS", registers: [deps.metrics] });
-  const closedSessions = new Counter({ name: "waybill_mqtt_sessions_closed_total", help: "Device sessions closed by the gateway", labelNames: ["reason"], registers: [deps.metrics] });
+  const closedSessions = new Counter({
+    name: "waybill_mqtt_sessions_closed_total",
+    help: "Device sessions closed by the gateway",
+    labelNames: ["reason"],
+    registers: [deps.metrics],
+  });
 
   const track = (write: Promise<void>, what: string, ref: DeviceRef) => {
     const safe = write.catch((error: Error) => logger.warn({ err: error.message, deviceId: ref.deviceId }, `could not record device ${what}`));
@@ -80,7 +90,11 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
     void safe.finally(() => writes.delete(safe));
     return safe;
   };
-  const refOf = (session: DeviceSession): DeviceRef => ({ tenantId: session.principal.tenantId, deviceId: session.deviceId, tokenId: session.principal.credentialId });
+  const refOf = (session: DeviceSession): DeviceRef => ({
+    tenantId: session.principal.tenantId,
+    deviceId: session.deviceId,
+    tokenId: session.principal.credentialId,
+  });
   const end = (client: Client, reason: "revoked" | "expired" | "invalid") => {
     const session = sessions.get(client);
     if (client.closed) return;
@@ -213,7 +227,11 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
     live?.delete(client);
     if (live?.size === 0) clientsByToken.delete(session.principal.credentialId);
     const ref = refOf(session);
-    track((session.connected ?? Promise.resolve()).then(() => deps.presence.disconnected(ref)), "disconnect", ref);
+    track(
+      (session.connected ?? Promise.resolve()).then(() => deps.presence.disconnected(ref)),
+      "disconnect",
+      ref,
+    );
   });
 
   // aedes has no unsubscribe hook: a device unsubscribes by the topic it knows, so drop the
@@ -269,7 +287,9 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
       }
       const topic = scopedTopic(tenantId, deviceTopic);
       return new Promise((resolve, reject) =>
-        broker.publish({ cmd: "publish", topic, payload: Buffer.from(payload), qos: 1, retain: false, dup: false }, (error) => (error ? reject(error) : resolve())),
+        broker.publish({ cmd: "publish", topic, payload: Buffer.from(payload), qos: 1, retain: false, dup: false }, (error) =>
+          error ? reject(error) : resolve(),
+        ),
       );
     },
     async settle() {

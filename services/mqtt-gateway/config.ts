@@ -28,5 +28,4 @@ export const mqttGatewayConfigSchema = z
 
 export type MqttGatewayConfig = Readonly<z.output<typeof mqttGatewayConfigSchema>>;
 
-export const loadMqttGatewayConfig = (env: Record<string, string | undefined> = process.env): MqttGatewayConfig =>
-  loadConfig(mqttGatewayConfigSchema, env);
+export const loadMqttGatewayConfig = (env: Record<string, string | undefined> = process.env): MqttGatewayConfig => loadConfig(mqttGatewayConfigSchema, env);

@@ -45,7 +45,9 @@ export async function recordConnected(deps: DeviceRegistryDeps, ref: DeviceRef, 
        ON CONFLICT (tenant_id, device_id, instance_id) DO UPDATE SET connections = device_sessions.connections + 1`,
       [ref.tenantId, ref.deviceId, instanceId],
     );
-    await appendEvents(client, deps.topology, [{ tenantId: ref.tenantId, kind: "device.connected", payload: { deviceId: ref.deviceId, tokenId: ref.tokenId } }]);
+    await appendEvents(client, deps.topology, [
+      { tenantId: ref.tenantId, kind: "device.connected", payload: { deviceId: ref.deviceId, tokenId: ref.tokenId } },
+    ]);
   });
 }
 
@@ -57,12 +59,19 @@ export async function recordDisconnected(deps: DeviceRegistryDeps, ref: DeviceRe
       await client.query(`UPDATE device_sessions SET connections = connections - 1 WHERE tenant_id = $1 AND device_id = $2 AND instance_id = $3`, key);
     }
     await client.query(`UPDATE devices SET last_seen_at = now(), updated_at = now() WHERE tenant_id = $1 AND device_id = $2`, [ref.tenantId, ref.deviceId]);
-    await appendEvents(client, deps.topology, [{ tenantId: ref.tenantId, kind: "device.disconnected", payload: { deviceId: ref.deviceId, tokenId: ref.tokenId } }]);
+    await appendEvents(client, deps.topology, [
+      { tenantId: ref.tenantId, kind: "device.disconnected", payload: { deviceId: ref.deviceId, tokenId: ref.tokenId } },
+    ]);
   });
 }
 
 /** Starts (or restarts, after it was reaped) an instance's lease with the sessions it holds. */
-export async function registerInstance(pool: Pool, instanceId: string, leaseMs: number, sessions: { tenantId: string; deviceId: string; connections: number }[]): Promise<void> {
+export async function registerInstance(
+  pool: Pool,
+  instanceId: string,
+  leaseMs: number,
+  sessions: { tenantId: string; deviceId: string; connections: number }[],
+): Promise<void> {
   await withTransaction(pool, async (client) => {
     await client.query(
       `INSERT INTO gateway_instances (id, expires_at) VALUES ($1, now() + make_interval(secs => $2::double precision / 1000))

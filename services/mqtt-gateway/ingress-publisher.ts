@@ -34,7 +34,11 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
     receivedAt,
     payload: input.payload,
   };
-  const messageId = input.messageId ?? (input.dedupKey ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}` : `dm-${newUlid()}`);
+  const messageId =
+    input.messageId ??
+    (input.dedupKey
+      ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}`
+      : `dm-${newUlid()}`);
   const subject = bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel);
   await publishDurable(bus, subject, JSON.stringify(message), {
     msgId: messageId,

@@ -33,7 +33,8 @@ export function parseDevicePayload(payload: Buffer | string, channel: DeviceChan
   } catch {
     return { ok: false, reason: "malformed_json", detail: "payload is not JSON" };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "invalid_payload", detail: "payload is not a JSON object" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, reason: "invalid_payload", detail: "payload is not a JSON object" };
   const checked = CHANNEL_SCHEMAS[channel].safeParse(value);
   if (!checked.success) return { ok: false, reason: "invalid_payload", detail: issuesOf(checked.error) };
   // The object as sent is stored: consumers read it with the same schema.

@@ -2,4 +2,8 @@ import { runMain } from "../platform/run-main.js";
 import { loadMqttGatewayConfig } from "./config.js";
 import { startMqttGateway } from "./service.js";
 
-runMain("mqtt-gateway", () => loadMqttGatewayConfig(), (config) => startMqttGateway(config));
+runMain(
+  "mqtt-gateway",
+  () => loadMqttGatewayConfig(),
+  (config) => startMqttGateway(config),
+);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createRetransmissions } from "./retransmissions.js";
 
-const key = (packetId: number, payload = "{\"n\":1}", clientId = "ten_a/dev-1/c1") => ({ clientId, packetId, topic: "devices/dev-1/telemetry", payload: Buffer.from(payload) });
+const key = (packetId: number, payload = '{"n":1}', clientId = "ten_a/dev-1/c1") => ({
+  clientId,
+  packetId,
+  topic: "devices/dev-1/telemetry",
+  payload: Buffer.from(payload),
+});
 
 describe("retransmissions", () => {
   it("a resend of an unacknowledged publish keeps its stored id", () => {
@@ -14,7 +19,7 @@ describe("retransmissions", () => {
   it("gives a new id once acknowledged, for another payload, another client, or a publish that is not a resend", () => {
     const r = createRetransmissions();
     const first = r.messageIdFor(key(7), false);
-    expect(r.messageIdFor(key(7, "{\"n\":2}"), true)).not.toBe(first);
+    expect(r.messageIdFor(key(7, '{"n":2}'), true)).not.toBe(first);
     const second = r.messageIdFor(key(8), false);
     expect(r.messageIdFor(key(8, undefined, "ten_b/dev-1/c1"), true)).not.toBe(second);
     expect(r.messageIdFor(key(8), false)).not.toBe(second);

@@ -40,7 +40,14 @@ export interface MqttGatewayHandle extends ServiceHandle {
 }
 
 export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger?: Logger } = {}): Promise<MqttGatewayHandle> {
-  const runtime = await startRuntime({ service: "mqtt-gateway", schema: DEVICES_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT, logger: deps.logger });
+  const runtime = await startRuntime({
+    service: "mqtt-gateway",
+    schema: DEVICES_SCHEMA,
+    migrationsDir: MIGRATIONS_DIR,
+    config,
+    opsPort: config.OPS_PORT,
+    logger: deps.logger,
+  });
   try {
     const { pool, bus, logger, ops } = runtime;
     const relay = createOutboxRelay({ pool, bus, schema: DEVICES_SCHEMA, logger });
@@ -50,7 +57,15 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(async () => identity.close());
     const lastSeen = createLastSeenWriter(pool, logger);
     runtime.defer(lastSeen.stop);
-    const readings = await startReadingsConsumer({ pool, bus, logger, registry: ops.registry, health: runtime.consumerHealth, ackWaitMs: config.CONSUMER_ACK_WAIT_MS, deadLetters: runtime.deadLetters });
+    const readings = await startReadingsConsumer({
+      pool,
+      bus,
+      logger,
+      registry: ops.registry,
+      health: runtime.consumerHealth,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+      deadLetters: runtime.deadLetters,
+    });
     runtime.defer(readings.stop);
 
     const tokens = createTokenResolver(identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });

@@ -69,6 +69,7 @@ describe("storedChannel", () => {
     expect(storedChannel(["inventory"])).toBe("inventory");
     expect(storedChannel(["shipments"])).toBe("shipments");
     expect(storedChannel(["telemetry"])).toBe("telemetry");
-    for (const levels of [["foo"], ["commands"], ["commands", "open"], ["telemetry", "temp_1"], ["Inventory"], []]) expect(storedChannel(levels)).toBeUndefined();
+    for (const levels of [["foo"], ["commands"], ["commands", "open"], ["telemetry", "temp_1"], ["Inventory"], []])
+      expect(storedChannel(levels)).toBeUndefined();
   });
 });

@@ -11,5 +11,4 @@ export const ordersConfigSchema = z.object({
 
 export type OrdersConfig = Readonly<z.output<typeof ordersConfigSchema>>;
 
-export const loadOrdersConfig = (env: Record<string, string | undefined> = process.env): OrdersConfig =>
-  loadConfig(ordersConfigSchema, env);
+export const loadOrdersConfig = (env: Record<string, string | undefined> = process.env): OrdersConfig => loadConfig(ordersConfigSchema, env);

@@ -91,7 +91,12 @@ function eventPayload(customer: Customer) {
   return { customerId: customer.id, name: customer.name, email: customer.email, phone: customer.phone, address: customer.address };
 }
 
-export async function createCustomer(deps: OrdersDeps, tenantId: string, input: NewCustomer, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Customer>> {
+export async function createCustomer(
+  deps: OrdersDeps,
+  tenantId: string,
+  input: NewCustomer,
+  idempotency?: IdempotencyRequest,
+): Promise<IdempotentResult<Customer>> {
   const name = requireName(input.name);
   const address = input.address ? normalizeAddress(input.address) : null;
   return withTransaction(deps.pool, (client) =>
@@ -125,10 +130,11 @@ export function customerNotFound(id: string, path = "customerId"): ValidationErr
 
 export async function listCustomers(db: Queryable, tenantId: string, limit: number, cursor?: string | null): Promise<Page<Customer>> {
   const after = decodeCursor(cursor);
-  const { rows } = await db.query<CustomerRow>(
-    `SELECT * FROM customers WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [tenantId, after, limit + 1],
-  );
+  const { rows } = await db.query<CustomerRow>(`SELECT * FROM customers WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [
+    tenantId,
+    after,
+    limit + 1,
+  ]);
   const page = toPage(rows, limit);
   return { data: page.data.map(customerFromRow), nextCursor: page.nextCursor };
 }

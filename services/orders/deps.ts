@@ -10,4 +10,3 @@ export interface OrdersDeps {
   inventory: InventoryPort;
   logger: Logger;
 }
-

@@ -24,7 +24,13 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
       const { value, replayed } = await createOrder(
         deps,
         request.tenantId,
-        { shortId: request.shortId, customerId: request.customerId, dueDate: request.dueDate ?? null, currency: request.currency, orderItems: request.orderItems },
+        {
+          shortId: request.shortId,
+          customerId: request.customerId,
+          dueDate: request.dueDate ?? null,
+          currency: request.currency,
+          orderItems: request.orderItems,
+        },
         request.idempotency,
       );
       return { order: orderMessage(value), replayed };
@@ -108,7 +114,11 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
 
 function clearedSet(fields: string[], allowed: string[]): Set<string> {
   const unknown = fields.filter((f) => !allowed.includes(f));
-  if (unknown.length > 0) throw new ValidationError("These fields cannot be null.", unknown.map((path) => ({ path, message: "must not be null" })));
+  if (unknown.length > 0)
+    throw new ValidationError(
+      "These fields cannot be null.",
+      unknown.map((path) => ({ path, message: "must not be null" })),
+    );
   return new Set(fields);
 }
 

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../platform/errors.js";
-import { assertOrderTransition, canMoveOrder, isEditable, isOrderStatus, isShippable, ORDER_STATUSES, stockEffectOf, type OrderStatus } from "./order-status.js";
+import {
+  assertOrderTransition,
+  canMoveOrder,
+  isEditable,
+  isOrderStatus,
+  isShippable,
+  ORDER_STATUSES,
+  stockEffectOf,
+  type OrderStatus,
+} from "./order-status.js";
 
 const ALLOWED: [OrderStatus, OrderStatus][] = [
   ["pending", "ready"],

@@ -57,10 +57,12 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
       break;
   }
   // The guard keeps two transitions from both winning even if a caller forgot the lock.
-  const { rowCount } = await client.query(
-    "UPDATE orders SET status = $4, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND status = $3",
-    [order.id, tenantId, order.status, to],
-  );
+  const { rowCount } = await client.query("UPDATE orders SET status = $4, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND status = $3", [
+    order.id,
+    tenantId,
+    order.status,
+    to,
+  ]);
   if (rowCount === 0) {
     throw new ConflictError("invalid_status_transition", `The order is no longer ${order.status}; it changed meanwhile.`);
   }
@@ -79,7 +81,10 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
  */
 async function assertNothingDelivered(client: PoolClient, tenantId: string, orderId: string): Promise<void> {
   // The caller holds the order's lock, which every shipment change takes first.
-  const { rowCount } = await client.query("SELECT 1 FROM shipments WHERE tenant_id = $1 AND order_id = $2 AND status = 'delivered' LIMIT 1", [tenantId, orderId]);
+  const { rowCount } = await client.query("SELECT 1 FROM shipments WHERE tenant_id = $1 AND order_id = $2 AND status = 'delivered' LIMIT 1", [
+    tenantId,
+    orderId,
+  ]);
   if (rowCount !== 0) {
     throw new ConflictError("order_partially_delivered", `Order ${orderId} has delivered shipments; it cannot be cancelled. Deliver the rest to complete it.`);
   }

@@ -84,7 +84,12 @@ export function unknownProducts(items: readonly { productId: string }[], missing
   return new ValidationError(`No product ${missing.join(", ")} in this tenant; create it first (POST /v1/products).`, errors, "unknown_product");
 }
 
-export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology" | "inventory">, tenantId: string, input: NewOrder, idempotency?: IdempotencyRequest): Promise<IdempotentResult<Order>> {
+export async function createOrder(
+  deps: Pick<OrdersDeps, "pool" | "topology" | "inventory">,
+  tenantId: string,
+  input: NewOrder,
+  idempotency?: IdempotencyRequest,
+): Promise<IdempotentResult<Order>> {
   if (!isCurrency(input.currency)) {
     throw new ValidationError("currency is not an ISO 4217 code", [{ path: "currency", message: "unknown currency code" }]);
   }
@@ -111,21 +116,39 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology" | "
       fitsAmountColumn(units, scale) ? [] : [{ path: `orderItems.${index}`, message: `price × quantity exceeds ${maxAmountText(scale)}` }],
     );
     tooLarge.push({ path: "total", message: `the order's total exceeds ${maxAmountText(scale)}` });
-    throw new ValidationError(`The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`, tooLarge, "amount_out_of_range");
+    throw new ValidationError(
+      `The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`,
+      tooLarge,
+      "amount_out_of_range",
+    );
   }
   const id = newId("ord");
   const total = formatMinorUnits(totalUnits, scale);
   // Stored as the instant we answer with, whatever the database session's time zone.
   const dueDate = input.dueDate ? toInstant(input.dueDate, "dueDate") : null;
 
-  const order: Order = { id, shortId: input.shortId, customerId: input.customerId, dueDate, currency: input.currency, status: "pending", orderItems: items, total, createdAt: "", updatedAt: "" };
+  const order: Order = {
+    id,
+    shortId: input.shortId,
+    customerId: input.customerId,
+    dueDate,
+    currency: input.currency,
+    status: "pending",
+    orderItems: items,
+    total,
+    createdAt: "",
+    updatedAt: "",
+  };
 
   // The order, its items and its event in one statement: one round trip and atomic without
   // BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
   const insert = async (db: Queryable): Promise<Order> => {
     // Inside insert, so a replay answers as the first request did even if a product went since.
     // An order for a product that does not exist could never reserve stock, so never become ready.
-    const missing = await deps.inventory.missingProducts(tenantId, items.map((item) => item.productId));
+    const missing = await deps.inventory.missingProducts(
+      tenantId,
+      items.map((item) => item.productId),
+    );
     if (missing.length > 0) throw unknownProducts(items, missing);
     const { rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
     const { rows } = await db
@@ -141,7 +164,19 @@ export async function createOrder(deps: Pick<OrdersDeps, "pool" | "topology" | "
             WHERE EXISTS (SELECT 1 FROM new_order)),
          new_events AS (${outboxInsertSql("$11")} WHERE EXISTS (SELECT 1 FROM new_order))
          SELECT created_at, updated_at FROM new_order`,
-        [id, tenantId, input.shortId, input.customerId, dueDate, input.currency, total, items.map((i) => i.productId), items.map((i) => i.quantity), items.map((i) => i.price), rowsJson],
+        [
+          id,
+          tenantId,
+          input.shortId,
+          input.customerId,
+          dueDate,
+          input.currency,
+          total,
+          items.map((i) => i.productId),
+          items.map((i) => i.quantity),
+          items.map((i) => i.price),
+          rowsJson,
+        ],
       )
       .catch((error: { code?: string }) => {
         if (error.code === UNIQUE_VIOLATION) {
@@ -227,10 +262,12 @@ export async function updateOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
     }
     // An update that changes nothing is not an event.
     if (changedFields.length === 0) return current;
-    await client.query(
-      `UPDATE orders SET due_date = $3, customer_id = $4, updated_at = now() WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, id, dueDate === undefined ? current.dueDate : dueDate, patch.customerId ?? current.customerId],
-    );
+    await client.query(`UPDATE orders SET due_date = $3, customer_id = $4, updated_at = now() WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      id,
+      dueDate === undefined ? current.dueDate : dueDate,
+      patch.customerId ?? current.customerId,
+    ]);
     const order = await getOrder(client, tenantId, id);
     await appendEvents(client, deps.topology, [{ tenantId, kind: "order.updated", payload: { ...orderSnapshot(order), changedFields } }]);
     return order;

@@ -43,11 +43,7 @@ export function createSaga(logger: Pick<Logger, "error">): Saga {
  * before the rollback, while the transaction still holds its row locks, so no other operation
  * acts on the half-done state; when the commit itself fails, they run right after.
  */
-export async function withSagaTransaction<T>(
-  pool: Pool,
-  logger: Pick<Logger, "error">,
-  fn: (client: PoolClient, saga: Saga) => Promise<T>,
-): Promise<T> {
+export async function withSagaTransaction<T>(pool: Pool, logger: Pick<Logger, "error">, fn: (client: PoolClient, saga: Saga) => Promise<T>): Promise<T> {
   const saga = createSaga(logger);
   try {
     return await withTransaction(pool, async (client) => {

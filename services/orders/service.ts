@@ -39,7 +39,14 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
     const relay = createOutboxRelay({ pool, bus, schema: ORDERS_SCHEMA, logger });
     if (options.startRelay !== false) await relay.start();
     runtime.defer(relay.stop);
-    const deviceShipments = await startDeviceShipmentsConsumer({ ...deps, bus, registry: runtime.ops.registry, health: runtime.consumerHealth, ackWaitMs: config.CONSUMER_ACK_WAIT_MS, deadLetters: runtime.deadLetters });
+    const deviceShipments = await startDeviceShipmentsConsumer({
+      ...deps,
+      bus,
+      registry: runtime.ops.registry,
+      health: runtime.consumerHealth,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+      deadLetters: runtime.deadLetters,
+    });
     runtime.defer(deviceShipments.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[OrdersServiceService, ordersGrpcHandlers(deps, logger)]]);

@@ -23,29 +23,58 @@ describe("resolveShipmentItems", () => {
       { productId: "prd_a", quantity: 5 },
       { productId: "prd_b", quantity: 1 },
     ]);
-    expect(resolveShipmentItems(ordered, [{ productId: "prd_a", quantity: 4 }, { productId: "prd_b", quantity: 1 }], [])).toEqual([{ productId: "prd_a", quantity: 1 }]);
+    expect(
+      resolveShipmentItems(
+        ordered,
+        [
+          { productId: "prd_a", quantity: 4 },
+          { productId: "prd_b", quantity: 1 },
+        ],
+        [],
+      ),
+    ).toEqual([{ productId: "prd_a", quantity: 1 }]);
   });
 
   it("refuses a default shipment when everything is shipped already", () => {
-    const error = thrown(() => resolveShipmentItems(ordered, [{ productId: "prd_a", quantity: 5 }, { productId: "prd_b", quantity: 1 }], undefined));
+    const error = thrown(() =>
+      resolveShipmentItems(
+        ordered,
+        [
+          { productId: "prd_a", quantity: 5 },
+          { productId: "prd_b", quantity: 1 },
+        ],
+        undefined,
+      ),
+    );
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).code).toBe("order_fully_shipped");
   });
 
   it("accepts listed items within what is left, summing repeated products", () => {
-    expect(resolveShipmentItems(ordered, [{ productId: "prd_a", quantity: 1 }], [{ productId: "prd_a", quantity: 2 }, { productId: "prd_a", quantity: 2 }])).toEqual([
-      { productId: "prd_a", quantity: 4 },
-    ]);
+    expect(
+      resolveShipmentItems(
+        ordered,
+        [{ productId: "prd_a", quantity: 1 }],
+        [
+          { productId: "prd_a", quantity: 2 },
+          { productId: "prd_a", quantity: 2 },
+        ],
+      ),
+    ).toEqual([{ productId: "prd_a", quantity: 4 }]);
   });
 
   it("names each item that is not in the order or exceeds what is left", () => {
     const error = thrown(() =>
-      resolveShipmentItems(ordered, [{ productId: "prd_b", quantity: 1 }], [
-        { productId: "prd_x", quantity: 1 },
-        { productId: "prd_b", quantity: 1 },
-        { productId: "prd_a", quantity: 5 },
-        { productId: "prd_a", quantity: 1 },
-      ]),
+      resolveShipmentItems(
+        ordered,
+        [{ productId: "prd_b", quantity: 1 }],
+        [
+          { productId: "prd_x", quantity: 1 },
+          { productId: "prd_b", quantity: 1 },
+          { productId: "prd_a", quantity: 5 },
+          { productId: "prd_a", quantity: 1 },
+        ],
+      ),
     ) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.status).toBe(422);
@@ -60,8 +89,19 @@ describe("resolveShipmentItems", () => {
 describe("coversOrder", () => {
   it("is true only when the shipments together carry every line, repeated products summed", () => {
     expect(coversOrder(ordered, [])).toBe(false);
-    expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 3 }, { productId: "prd_b", quantity: 1 }])).toBe(false);
+    expect(
+      coversOrder(ordered, [
+        { productId: "prd_a", quantity: 3 },
+        { productId: "prd_b", quantity: 1 },
+      ]),
+    ).toBe(false);
     expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 5 }])).toBe(false);
-    expect(coversOrder(ordered, [{ productId: "prd_a", quantity: 2 }, { productId: "prd_b", quantity: 1 }, { productId: "prd_a", quantity: 3 }])).toBe(true);
+    expect(
+      coversOrder(ordered, [
+        { productId: "prd_a", quantity: 2 },
+        { productId: "prd_b", quantity: 1 },
+        { productId: "prd_a", quantity: 3 },
+      ]),
+    ).toBe(true);
   });
 });

@@ -146,10 +146,13 @@ export async function applyShipmentStatus(deps: OrdersDeps, tenantId: string, re
 
     const delivered = to === "delivered";
     const receivedBy = delivered ? (change.receivedBy ?? null) : current.received_by;
-    await client.query(
-      `UPDATE shipments SET status = $3, delivered_at = $4, received_by = $5, updated_at = now() WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, id, to, delivered ? at : current.delivered_at, receivedBy],
-    );
+    await client.query(`UPDATE shipments SET status = $3, delivered_at = $4, received_by = $5, updated_at = now() WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      id,
+      to,
+      delivered ? at : current.delivered_at,
+      receivedBy,
+    ]);
     await addTimelineEntry(client, tenantId, id, { status: to, at, location, note });
 
     const snapshot = { shipmentId: id, orderId, carrier: current.carrier, trackingNumber: current.tracking_number, status: to };

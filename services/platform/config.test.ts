@@ -102,8 +102,15 @@ describe("CONSUMER_STALL_WINDOW_MS and CONSUMER_ACK_WAIT_MS", () => {
     const config = loadConfig(schema, {});
     expect(config.CONSUMER_STALL_WINDOW_MS).toBe(DEFAULT_CONSUMER_STALL_WINDOW_MS);
     expect(config.CONSUMER_ACK_WAIT_MS).toBe(DEFAULT_CONSUMER_ACK_WAIT_MS);
-    expect(loadConfig(schema, { CONSUMER_STALL_WINDOW_MS: "5000", CONSUMER_ACK_WAIT_MS: "2000" })).toMatchObject({ CONSUMER_STALL_WINDOW_MS: 5_000, CONSUMER_ACK_WAIT_MS: 2_000 });
-    for (const [name, value] of [["CONSUMER_STALL_WINDOW_MS", "999"], ["CONSUMER_ACK_WAIT_MS", "0"], ["CONSUMER_ACK_WAIT_MS", "soon"]]) {
+    expect(loadConfig(schema, { CONSUMER_STALL_WINDOW_MS: "5000", CONSUMER_ACK_WAIT_MS: "2000" })).toMatchObject({
+      CONSUMER_STALL_WINDOW_MS: 5_000,
+      CONSUMER_ACK_WAIT_MS: 2_000,
+    });
+    for (const [name, value] of [
+      ["CONSUMER_STALL_WINDOW_MS", "999"],
+      ["CONSUMER_ACK_WAIT_MS", "0"],
+      ["CONSUMER_ACK_WAIT_MS", "soon"],
+    ]) {
       expect(() => loadConfig(schema, { [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
     }
   });

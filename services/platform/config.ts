@@ -25,9 +25,7 @@ export const DEFAULT_PORTS = Object.freeze({
 });
 
 export const port = z.coerce.number().int().min(0).max(65535);
-export const booleanFlag = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+export const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) => v === "true" || v === "1" || v === "yes");
 
 /** Settings every service shares. */
 export const baseConfigShape = {
@@ -52,7 +50,10 @@ export const baseConfigShape = {
    * Prefix of NATS stream names; tests set it so that runs never share streams. Stream names
    * must be unique per NATS account; subjects are prefixed too.
    */
-  STREAM_PREFIX: z.string().regex(/^[A-Za-z0-9_]*$/).default(""),
+  STREAM_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_]*$/)
+    .default(""),
   CONSUMER_STALL_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(DEFAULT_CONSUMER_STALL_WINDOW_MS),
   /** Ack wait of the services' durable consumers; what a crashed process held comes back this much later. */
   CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_CONSUMER_ACK_WAIT_MS),

@@ -66,7 +66,12 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
   const existing = ops.registry.getSingleMetric(CONSUMER_STALLED_METRIC) as Gauge<"consumer"> | undefined;
   const gauge =
     existing ??
-    new Gauge({ name: CONSUMER_STALLED_METRIC, help: "1 while a consumer makes no progress although messages wait for it", labelNames: ["consumer"], registers: [ops.registry] });
+    new Gauge({
+      name: CONSUMER_STALLED_METRIC,
+      help: "1 while a consumer makes no progress although messages wait for it",
+      labelNames: ["consumer"],
+      registers: [ops.registry],
+    });
 
   const check = async (watch: Watch) => {
     const sample = await watch.consumer.sample().catch(() => undefined);
@@ -91,7 +96,10 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
   };
 
   let checking: Promise<void> | undefined;
-  const checkNow = () => (checking ??= Promise.all([...watches].map(check)).then(() => undefined).finally(() => (checking = undefined)));
+  const checkNow = () =>
+    (checking ??= Promise.all([...watches].map(check))
+      .then(() => undefined)
+      .finally(() => (checking = undefined)));
   const timer = setInterval(() => void checkNow(), Math.max(100, Math.floor(windowMs / CHECKS_PER_WINDOW)));
   timer.unref();
 

@@ -78,7 +78,11 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   let settled = 0;
 
   const handleOne = async (message: JsMsg) => {
-    const context = contextFrom(undefined, message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined, message.headers?.get(TRACEPARENT_HEADER) || undefined);
+    const context = contextFrom(
+      undefined,
+      message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined,
+      message.headers?.get(TRACEPARENT_HEADER) || undefined,
+    );
     await runInContext(context, async () => {
       try {
         await options.handle(message);
@@ -147,7 +151,12 @@ export async function processOnce(pool: Pool, consumer: string, messageId: strin
  * with, per id given, whether it is new (a second copy of an id in the same batch is not).
  * Returns those same flags.
  */
-export async function processOnceBatch(pool: Pool, consumer: string, messageIds: string[], fn: (client: PoolClient, isNew: boolean[]) => Promise<void>): Promise<boolean[]> {
+export async function processOnceBatch(
+  pool: Pool,
+  consumer: string,
+  messageIds: string[],
+  fn: (client: PoolClient, isNew: boolean[]) => Promise<void>,
+): Promise<boolean[]> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ message_id: string }>(
       "INSERT INTO inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id",

@@ -162,9 +162,7 @@ export async function migrate(pool: Pool, schema: string, dirs: string[]): Promi
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema)}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
-    const done = new Set(
-      (await client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(schema)}.schema_migrations`)).rows.map((r) => r.name),
-    );
+    const done = new Set((await client.query<{ name: string }>(`SELECT name FROM ${quoteIdent(schema)}.schema_migrations`)).rows.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
       const sql = await readFile(sources.get(file)!, "utf8");

@@ -48,7 +48,9 @@ program
     if (options.json) return void process.stdout.write(`${JSON.stringify(letters)}\n`);
     if (letters.length === 0) return void process.stdout.write("no dead letters\n");
     for (const l of letters) {
-      process.stdout.write(`${l.id}  ${l.deadAt.toISOString()}  ${l.consumer}  ${l.subject}  after ${l.deliveries} deliveries${l.replayedAt ? `  (replayed ${l.replayedAt.toISOString()})` : ""}\n    ${l.error}\n`);
+      process.stdout.write(
+        `${l.id}  ${l.deadAt.toISOString()}  ${l.consumer}  ${l.subject}  after ${l.deliveries} deliveries${l.replayedAt ? `  (replayed ${l.replayedAt.toISOString()})` : ""}\n    ${l.error}\n`,
+      );
     }
   });
 program

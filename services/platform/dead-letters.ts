@@ -28,7 +28,16 @@ export function createDeadLetters(pool: Pool, registry: Registry): DeadLetters {
       for (const [key, values] of message.headers ?? []) headers[key] = values[0];
       await pool.query(
         "INSERT INTO dead_letters (consumer, stream, subject, message_id, headers, payload, error, deliveries) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        [consumer, stream, message.subject, message.headers?.get("Nats-Msg-Id") || null, headers, message.string(), error.slice(0, 4_000), message.info.deliveryCount],
+        [
+          consumer,
+          stream,
+          message.subject,
+          message.headers?.get("Nats-Msg-Id") || null,
+          headers,
+          message.string(),
+          error.slice(0, 4_000),
+          message.info.deliveryCount,
+        ],
       );
       counter.inc({ consumer });
     },
@@ -60,7 +69,10 @@ export async function listDeadLetters(pool: Pool, options: { includeReplayed?: b
  * more (idempotently: under its own message id), and marks it replayed.
  */
 export async function replayDeadLetter(pool: Pool, bus: Bus, id: string): Promise<DeadLetter> {
-  const { rows } = await pool.query<{ subject: string; headers: Record<string, string>; payload: string }>("SELECT subject, headers, payload FROM dead_letters WHERE id = $1", [id]);
+  const { rows } = await pool.query<{ subject: string; headers: Record<string, string>; payload: string }>(
+    "SELECT subject, headers, payload FROM dead_letters WHERE id = $1",
+    [id],
+  );
   if (rows.length === 0) throw new Error(`no dead letter ${id}`);
   const h = natsHeaders();
   for (const [key, value] of Object.entries(rows[0].headers)) if (key !== "Nats-Msg-Id") h.set(key, value);

@@ -16,7 +16,10 @@ export const DEVICE_DROPPED_METRIC = "waybill_device_messages_dropped_total";
 
 /** Thrown by a handler for a message that is valid JSON but cannot be applied. */
 export class DroppedMessage extends Error {
-  constructor(readonly reason: string, detail: string) {
+  constructor(
+    readonly reason: string,
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -58,7 +61,10 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
   const dropped = droppedCounter(options.registry);
   const drop = (message: JsMsg, reason: string, detail: string, envelope?: IngressEnvelope) => {
     dropped.inc({ channel, reason });
-    logger.warn({ subject: message.subject, seq: message.seq, deviceId: envelope?.deviceId, tenantId: envelope?.tenantId, reason, detail }, "device message dropped");
+    logger.warn(
+      { subject: message.subject, seq: message.seq, deviceId: envelope?.deviceId, tenantId: envelope?.tenantId, reason, detail },
+      "device message dropped",
+    );
   };
   return startConsumer({
     bus,
@@ -98,5 +104,10 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
 function droppedCounter(registry: Registry): Counter<"channel" | "reason"> {
   const existing = registry.getSingleMetric(DEVICE_DROPPED_METRIC);
   if (existing) return existing as Counter<"channel" | "reason">;
-  return new Counter({ name: DEVICE_DROPPED_METRIC, help: "Device messages dropped because they cannot be applied", labelNames: ["channel", "reason"], registers: [registry] });
+  return new Counter({
+    name: DEVICE_DROPPED_METRIC,
+    help: "Device messages dropped because they cannot be applied",
+    labelNames: ["channel", "reason"],
+    registers: [registry],
+  });
 }

@@ -27,7 +27,12 @@ const CASES = [
   { error: new NotFoundError("order_not_found", "No such order."), status: 404, title: "Not Found", grpc: GrpcStatus.NOT_FOUND },
   { error: new ConflictError("invalid_transition", "Not allowed."), status: 409, title: "Conflict", grpc: GrpcStatus.FAILED_PRECONDITION },
   { error: new PayloadTooLargeError("body_too_large", "Too big."), status: 413, title: "Payload Too Large", grpc: GrpcStatus.INVALID_ARGUMENT },
-  { error: new UnsupportedMediaTypeError("unsupported_media_type", "JSON only."), status: 415, title: "Unsupported Media Type", grpc: GrpcStatus.INVALID_ARGUMENT },
+  {
+    error: new UnsupportedMediaTypeError("unsupported_media_type", "JSON only."),
+    status: 415,
+    title: "Unsupported Media Type",
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+  },
   { error: new ValidationError("Bad body."), status: 422, title: "Unprocessable Content", grpc: GrpcStatus.INVALID_ARGUMENT },
   { error: new RateLimitedError("rate_limited", "Slow down."), status: 429, title: "Too Many Requests", grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   { error: new UnavailableError("unavailable", "Later."), status: 503, title: "Service Unavailable", grpc: GrpcStatus.UNAVAILABLE },
@@ -140,13 +145,15 @@ describe("the database out of reach", () => {
     expect(grpcStatusOf(error)).toBe(GrpcStatus.UNAVAILABLE);
   });
 
-  it.each([pgError("duplicate key value violates unique constraint", "23505"), pgError("syntax error at or near", "42601"), pgError("canceling statement due to statement timeout", "57014"), new Error("boom")])(
-    "leaves %s a fault of the service",
-    (thrown) => {
-      expect(isDatabaseUnavailable(thrown)).toBe(false);
-      expect(toAppError(thrown).code).toBe("internal_error");
-    },
-  );
+  it.each([
+    pgError("duplicate key value violates unique constraint", "23505"),
+    pgError("syntax error at or near", "42601"),
+    pgError("canceling statement due to statement timeout", "57014"),
+    new Error("boom"),
+  ])("leaves %s a fault of the service", (thrown) => {
+    expect(isDatabaseUnavailable(thrown)).toBe(false);
+    expect(toAppError(thrown).code).toBe("internal_error");
+  });
 
   it("crosses a service boundary as the same class, with its Retry-After", () => {
     const rebuilt = errorFromProblem(new DatabaseUnavailableError().toProblem());

@@ -6,7 +6,15 @@ import { GRPC_CHANNEL_OPTIONS, startGrpcServer, type GrpcServerHandle } from "./
 
 const raw = (b: Buffer) => b;
 const definition = {
-  whoami: { path: "/test.Balance/WhoAmI", requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+  whoami: {
+    path: "/test.Balance/WhoAmI",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: raw,
+    requestDeserialize: raw,
+    responseSerialize: raw,
+    responseDeserialize: raw,
+  },
 } as unknown as ServiceDefinition;
 const Client = makeGenericClientConstructor(definition, "Balance");
 
@@ -14,7 +22,9 @@ let servers: GrpcServerHandle[] = [];
 beforeAll(async () => {
   servers = await Promise.all(
     ["a", "b"].map((name) =>
-      startGrpcServer("127.0.0.1", 0, [[definition, { whoami: (_call: unknown, callback: (e: null, r: Buffer) => void) => callback(null, Buffer.from(name)) } as UntypedServiceImplementation]]),
+      startGrpcServer("127.0.0.1", 0, [
+        [definition, { whoami: (_call: unknown, callback: (e: null, r: Buffer) => void) => callback(null, Buffer.from(name)) } as UntypedServiceImplementation],
+      ]),
     ),
   );
 });
@@ -28,7 +38,9 @@ async function answersFrom(options: Record<string, unknown>): Promise<Set<string
   const seen = new Set<string>();
   try {
     for (let i = 0; i < 10; i++) {
-      const answer = await new Promise<Buffer>((resolve, reject) => client.whoami(Buffer.alloc(0), (e: Error | null, r: Buffer) => (e ? reject(e) : resolve(r))));
+      const answer = await new Promise<Buffer>((resolve, reject) =>
+        client.whoami(Buffer.alloc(0), (e: Error | null, r: Buffer) => (e ? reject(e) : resolve(r))),
+      );
       seen.add(answer.toString());
     }
   } finally {

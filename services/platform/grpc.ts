@@ -64,11 +64,7 @@ export interface GrpcServerHandle {
   stop(): Promise<void>;
 }
 
-export async function startGrpcServer(
-  host: string,
-  port: number,
-  services: [ServiceDefinition, UntypedServiceImplementation][],
-): Promise<GrpcServerHandle> {
+export async function startGrpcServer(host: string, port: number, services: [ServiceDefinition, UntypedServiceImplementation][]): Promise<GrpcServerHandle> {
   const server = new Server({
     "grpc.max_receive_message_length": 4 * 1024 * 1024,
     "grpc.enable_channelz": 0,

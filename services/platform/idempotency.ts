@@ -42,7 +42,11 @@ export async function idempotent<T>(
   );
   if (rows[0]) {
     if (rows[0].request_hash !== request.requestHash) {
-      throw new ValidationError("This Idempotency-Key was used with a different request.", [{ path: "Idempotency-Key", message: "reused with another body" }], "idempotency_key_reused");
+      throw new ValidationError(
+        "This Idempotency-Key was used with a different request.",
+        [{ path: "Idempotency-Key", message: "reused with another body" }],
+        "idempotency_key_reused",
+      );
     }
     return { value: rows[0].response, replayed: true };
   }

@@ -28,7 +28,8 @@ describe("logger", () => {
       "request",
     );
     const line = lines.join("");
-    for (const secret of ["api-topsecret", "cli-also-secret", "t=1,v1=abc", "hunter2", "sensor-abcdef", "whsec_", "eyJhbGci"]) expect(line).not.toContain(secret);
+    for (const secret of ["api-topsecret", "cli-also-secret", "t=1,v1=abc", "hunter2", "sensor-abcdef", "whsec_", "eyJhbGci"])
+      expect(line).not.toContain(secret);
     const parsed = JSON.parse(line);
     expect(parsed.authorization).toBe("[redacted]");
     expect(parsed.headers["content-type"]).toBe("application/json");

@@ -6,7 +6,19 @@ import { currentContext } from "./context.js";
 
 export type { Logger };
 
-const SECRET_FIELDS = ["authorization", "cookie", "set-cookie", "password", "newPassword", "token", "accessToken", "secret", "privateKey", "private_pem", "x-service-signature"];
+const SECRET_FIELDS = [
+  "authorization",
+  "cookie",
+  "set-cookie",
+  "password",
+  "newPassword",
+  "token",
+  "accessToken",
+  "secret",
+  "privateKey",
+  "private_pem",
+  "x-service-signature",
+];
 
 /** Where a secret can sit in a logged object: the field itself, or one or two objects down. */
 export const REDACTED_PATHS = SECRET_FIELDS.flatMap((field) => {

@@ -39,9 +39,7 @@ export function toMinorUnits(amount: string | number, scale: number, path = "amo
   const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".");
   const trimmed = fraction.replace(/0+$/, "");
   if (trimmed.length > scale) {
-    throw new ValidationError(`${path} has more than ${scale} decimal places`, [
-      { path, message: `at most ${scale} decimal places` },
-    ]);
+    throw new ValidationError(`${path} has more than ${scale} decimal places`, [{ path, message: `at most ${scale} decimal places` }]);
   }
   const units = BigInt(whole + trimmed.padEnd(scale, "0"));
   return negative ? -units : units;

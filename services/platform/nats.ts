@@ -252,7 +252,12 @@ export interface PublishOptions {
 }
 
 /** Publishes to JetStream and waits for the stream's acknowledgement. */
-export async function publishDurable(bus: Bus, subject: string, data: Uint8Array | string, options: PublishOptions): Promise<{ duplicate: boolean; seq: number }> {
+export async function publishDurable(
+  bus: Bus,
+  subject: string,
+  data: Uint8Array | string,
+  options: PublishOptions,
+): Promise<{ duplicate: boolean; seq: number }> {
   const ack = await bus.js.publish(subject, data, {
     msgID: options.msgId,
     headers: options.headers,

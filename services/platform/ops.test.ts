@@ -51,7 +51,14 @@ describe("createOps readiness", () => {
 
   it("picks up a recovered dependency on the next background round", async () => {
     let up = false;
-    ops = createOps("svc", { checks: { db: async () => { if (!up) throw new Error("down"); } }, intervalMs: 20 });
+    ops = createOps("svc", {
+      checks: {
+        db: async () => {
+          if (!up) throw new Error("down");
+        },
+      },
+      intervalMs: 20,
+    });
     await ops.firstRound;
     expect((await readyz(ops)).status).toBe(503);
     up = true;

@@ -89,7 +89,12 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
       if (path !== "/readyz") return undefined;
       if (draining) return json(503, { status: "draining", service });
       const own = await Promise.all(
-        [...ownState].map(([name, check]) => withTimeout(Promise.resolve().then(check), timeoutMs).then(() => [name, "ok"] as const, (error: Error) => [name, error?.message || "failed"] as const)),
+        [...ownState].map(([name, check]) =>
+          withTimeout(Promise.resolve().then(check), timeoutMs).then(
+            () => [name, "ok"] as const,
+            (error: Error) => [name, error?.message || "failed"] as const,
+          ),
+        ),
       );
       const checks = { ...Object.fromEntries(results), ...Object.fromEntries(own) };
       const ready = [...required].every((name) => results.get(name) === "ok") && own.every(([, result]) => result === "ok");

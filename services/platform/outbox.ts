@@ -89,7 +89,14 @@ export interface OutboxMessage {
  */
 export async function appendMessages(db: Queryable, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map((m) => ({ id: m.id, tenant_id: m.tenantId, kind: m.kind, subject: m.subject, event: m.body, headers: outboxHeaders(m.tenantId, m.transactionId) }));
+  const rows = messages.map((m) => ({
+    id: m.id,
+    tenant_id: m.tenantId,
+    kind: m.kind,
+    subject: m.subject,
+    event: m.body,
+    headers: outboxHeaders(m.tenantId, m.transactionId),
+  }));
   await db.query(`${outboxInsertSql("$1")} ON CONFLICT (id) DO NOTHING`, [JSON.stringify(rows)]);
   markOutboxWritten(db);
 }
@@ -198,10 +205,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     try {
       await client.query("BEGIN");
       // SKIP LOCKED lets several replicas relay side by side without publishing a row twice.
-      const { rows } = await client.query<OutboxRow>(
-        `SELECT id, subject, event, headers FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [OUTBOX_BATCH_SIZE],
-      );
+      const { rows } = await client.query<OutboxRow>(`SELECT id, subject, event, headers FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, [
+        OUTBOX_BATCH_SIZE,
+      ]);
       if (rows.length > 0) await fn(client, rows);
       await client.query("COMMIT");
       if (rows.length > 0) options.onPublished?.(rows.length);

@@ -38,7 +38,7 @@ export function runMain<C>(name: string, load: () => C, start: (config: C) => Pr
       if (requested) void stopAndExit(name, started);
     },
     (error) => {
-      process.stderr.write(`${name}: failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+      process.stderr.write(`${name}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
     },
   );

@@ -71,7 +71,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     const housekeeping = startHousekeeping({ pool, logger });
     stack.push(() => housekeeping.stop());
 
-    const bus = await connectBus({ url: config.NATS_URL, user: config.NATS_USER, pass: config.NATS_PASSWORD, name: `waybill-${service}`, topology: createTopology(config.STREAM_PREFIX), logger });
+    const bus = await connectBus({
+      url: config.NATS_URL,
+      user: config.NATS_USER,
+      pass: config.NATS_PASSWORD,
+      name: `waybill-${service}`,
+      topology: createTopology(config.STREAM_PREFIX),
+      logger,
+    });
     stack.push(() => bus.close());
     await ensureStreams(bus, logger, config.NATS_STREAM_REPLICAS);
 

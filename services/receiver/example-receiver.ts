@@ -84,5 +84,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     onEvent: ({ event, duplicate }) => void process.stdout.write(`${duplicate ? "duplicate" : "received"} ${event.kind} ${event.id}\n`),
     onRejected: (reason) => void process.stdout.write(`rejected: ${reason}\n`),
   });
-  server.listen(port, process.env.HOST ?? "127.0.0.1", () => process.stdout.write(`webhook receiver listening on http://${process.env.HOST ?? "127.0.0.1"}:${port}/\n`));
+  server.listen(port, process.env.HOST ?? "127.0.0.1", () =>
+    process.stdout.write(`webhook receiver listening on http://${process.env.HOST ?? "127.0.0.1"}:${port}/\n`),
+  );
 }

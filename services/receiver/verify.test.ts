@@ -54,7 +54,19 @@ describe("verifyWebhook", () => {
   it("refuses malformed headers", () => {
     const good = sign(secret, t, body);
     const v1 = good.split("v1=")[1];
-    for (const header of [undefined, null, "", "t=", `v1=${v1}`, `t=${t}`, `t=${t};v1=${v1}`, `t=${t},v1=${v1.toUpperCase()}`, `t=-1,v1=${v1}`, `t=${t},v1=${v1}0`, "x".repeat(2000)]) {
+    for (const header of [
+      undefined,
+      null,
+      "",
+      "t=",
+      `v1=${v1}`,
+      `t=${t}`,
+      `t=${t};v1=${v1}`,
+      `t=${t},v1=${v1.toUpperCase()}`,
+      `t=-1,v1=${v1}`,
+      `t=${t},v1=${v1}0`,
+      "x".repeat(2000),
+    ]) {
       expect(verifyWebhook(secret, header, body, at(t)), String(header)).toEqual({ ok: false, reason: "malformed signature header" });
     }
   });
@@ -73,7 +85,11 @@ describe("reference receiver", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const post = (signature: string) =>
-      fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-service-signature": signature, "x-service-webhook-id": "hook_1" }, body }).then((r) => r.status);
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-signature": signature, "x-service-webhook-id": "hook_1" },
+        body,
+      }).then((r) => r.status);
     try {
       const now = Math.floor(Date.now() / 1000);
       expect(await post(sign(secret, now, body))).toBe(204);
@@ -81,7 +97,10 @@ describe("reference receiver", () => {
       expect(await post(sign("whsec_other", now, body))).toBe(401);
       expect(await post(sign(secret, now - 301, body))).toBe(401);
       expect(await post("nonsense")).toBe(401);
-      expect(events).toEqual([{ id: "evt_01", duplicate: false }, { id: "evt_01", duplicate: true }]);
+      expect(events).toEqual([
+        { id: "evt_01", duplicate: false },
+        { id: "evt_01", duplicate: true },
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -6,7 +6,14 @@ import { connectBus, createTopology, ensureStreams, publishDurable } from "../..
 const logger = createLogger("bus-probe", "silent");
 try {
   const topology = createTopology(process.env.STREAM_PREFIX ?? "");
-  const bus = await connectBus({ url: process.env.NATS_URL!, user: process.env.NATS_USER, pass: process.env.NATS_PASSWORD, name: "bus-probe", topology, logger });
+  const bus = await connectBus({
+    url: process.env.NATS_URL!,
+    user: process.env.NATS_USER,
+    pass: process.env.NATS_PASSWORD,
+    name: "bus-probe",
+    topology,
+    logger,
+  });
   await ensureStreams(bus, logger, 1);
   const ack = await publishDurable(bus, topology.eventSubject("t1", "probe.sent"), "{}", { msgId: "probe-1" });
   console.log(JSON.stringify({ ok: true, seq: ack.seq }));

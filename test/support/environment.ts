@@ -44,7 +44,13 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
     natsUrl,
     streamPrefix,
     topology: createTopology(streamPrefix),
-    env: { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, STREAM_PREFIX: streamPrefix, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", BIND_HOST: "127.0.0.1" },
+    env: {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      STREAM_PREFIX: streamPrefix,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+      BIND_HOST: "127.0.0.1",
+    },
     async cleanup() {
       const nc = await connect({ servers: natsUrl });
       try {

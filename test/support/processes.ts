@@ -58,7 +58,10 @@ function runNode(args: string[], env: Record<string, string | undefined>): Child
       });
     },
     exited(timeoutMs = 30_000) {
-      return Promise.race([exit, new Promise<null>((_, reject) => setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms:\n${out}`)), timeoutMs))]);
+      return Promise.race([
+        exit,
+        new Promise<null>((_, reject) => setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms:\n${out}`)), timeoutMs)),
+      ]);
     },
   };
 }

@@ -43,7 +43,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const token = `api-${randomBytes(32).toString("base64url")}`;
   // WEBHOOK_SECRET_KEY: one per stack, so a dispatcher restarted with serviceEnv opens the same secrets.
   const webhookKey = randomBytes(32).toString("base64");
-  const serviceEnv = { ...env.env, GRPC_PORT: "0", OPS_PORT: "0", HTTP_PORT: "0", BOOTSTRAP_API_TOKEN: token, WEBHOOK_SECRET_KEY: webhookKey, ...options.extraEnv };
+  const serviceEnv = {
+    ...env.env,
+    GRPC_PORT: "0",
+    OPS_PORT: "0",
+    HTTP_PORT: "0",
+    BOOTSTRAP_API_TOKEN: token,
+    WEBHOOK_SECRET_KEY: webhookKey,
+    ...options.extraEnv,
+  };
   const started: { stop(): Promise<void> }[] = [];
   try {
     const identity = await startIdentity(loadIdentityConfig(serviceEnv), { announce: () => {} });

@@ -28,7 +28,8 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
   const options = globalOptionsOf(command);
   const profileName = options.profile ?? env.WAYBILL_PROFILE ?? DEFAULT_PROFILE;
   const profile = await readProfile(profileName, env);
-  if (options.profile && !profile && !isLogin(command)) throw new UsageError(`no profile named "${options.profile}"; create it with \`waybill login --profile ${options.profile}\``);
+  if (options.profile && !profile && !isLogin(command))
+    throw new UsageError(`no profile named "${options.profile}"; create it with \`waybill login --profile ${options.profile}\``);
   const url = options.url ?? env.WAYBILL_URL ?? profile?.url ?? DEFAULT_BASE_URL;
   const token = options.token ?? env.WAYBILL_TOKEN ?? profile?.token;
   const terminal = detectTerminal(env, { color: options.color });

@@ -20,7 +20,13 @@ export function isoTime(value: string): string {
 
 /** Repeatable and comma-separated: --on a --on b,c → [a, b, c]. */
 export function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
 }
 
 export function httpUrl(value: string): string {

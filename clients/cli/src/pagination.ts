@@ -3,7 +3,10 @@
 export const DEFAULT_LIST_LIMIT = 100;
 const MAX_PAGE_SIZE = 100;
 
-export async function collect<T>(limit: number, page: (query: { limit: number; cursor?: string }) => Promise<{ data: T[]; nextCursor?: string | null }>): Promise<T[]> {
+export async function collect<T>(
+  limit: number,
+  page: (query: { limit: number; cursor?: string }) => Promise<{ data: T[]; nextCursor?: string | null }>,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   while (items.length < limit) {

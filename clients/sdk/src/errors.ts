@@ -44,7 +44,9 @@ export class WaybillConnectionError extends Error {
   readonly url: string;
 
   constructor(url: string, cause: unknown) {
-    super(`could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, { cause });
+    super(`could not reach ${url}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`, {
+      cause,
+    });
     this.name = "WaybillConnectionError";
     this.url = url;
   }
@@ -61,5 +63,9 @@ export async function problemFromResponse(response: Response): Promise<WaybillAp
     if (text) problem.detail = text.slice(0, 500);
   }
   const retryAfter = Number(response.headers.get("retry-after"));
-  return new WaybillApiError(problem, response.headers.get("x-request-id") ?? undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new WaybillApiError(
+    problem,
+    response.headers.get("x-request-id") ?? undefined,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
 }

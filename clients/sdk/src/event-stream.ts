@@ -108,7 +108,11 @@ export async function* streamEvents(options: EventStreamOptions): AsyncGenerator
       if (options.signal?.aborted) return;
       if (error instanceof WaybillApiError && error.status < 500 && error.status !== 429) throw error;
       if (options.reconnect === false) throw error instanceof WaybillApiError ? error : new WaybillConnectionError(streamUrl(options), error);
-      options.onStatus?.({ state: "dropped", attempt, error: connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason : error });
+      options.onStatus?.({
+        state: "dropped",
+        attempt,
+        error: connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason : error,
+      });
     } finally {
       clearTimeout(idle);
       options.signal?.removeEventListener("abort", abortConnection);

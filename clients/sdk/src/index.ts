@@ -7,7 +7,15 @@ export type { paths, components, operations } from "./schema.js";
 import type { operations } from "./schema.js";
 
 type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
-type Success<Op extends keyof operations> = operations[Op]["responses"] extends infer Rs ? (200 extends keyof Rs ? Rs[200] : 201 extends keyof Rs ? Rs[201] : 202 extends keyof Rs ? Rs[202] : never) : never;
+type Success<Op extends keyof operations> = operations[Op]["responses"] extends infer Rs
+  ? 200 extends keyof Rs
+    ? Rs[200]
+    : 201 extends keyof Rs
+      ? Rs[201]
+      : 202 extends keyof Rs
+        ? Rs[202]
+        : never
+  : never;
 
 /** The JSON body an operation answers with on success: `ResponseBody<"getOrdersById">` is an order. */
 export type ResponseBody<Op extends keyof operations> = JsonBody<Success<Op>>;

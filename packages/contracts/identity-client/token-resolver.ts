@@ -48,7 +48,13 @@ export type TokenLookup = (token: string) => Promise<TokenPrincipal>;
 export function createTokenResolver(identity: IdentityServiceClient, options: { ttlMs: number; max: number }): TokenResolver {
   return createCachingTokenResolver(async (token) => {
     const answer = await callUnary(identity.authenticate.bind(identity), { token });
-    return { kind: "token", tenantId: answer.tenantId, credentialId: answer.tokenId, tokenType: answer.tokenType as TokenType, expiresAtMs: answer.expiresAtMs };
+    return {
+      kind: "token",
+      tenantId: answer.tenantId,
+      credentialId: answer.tokenId,
+      tokenType: answer.tokenType as TokenType,
+      expiresAtMs: answer.expiresAtMs,
+    };
   }, options);
 }
 

@@ -7,7 +7,14 @@ describe("hookUrlProblem", () => {
     for (const url of ["https://example.com/hooks", "http://127.0.0.1:8080/x?y=1", "https://[2001:db8::1]/"]) expect(hookUrlProblem(url), url).toBeUndefined();
   });
   it("refuses other schemes, relative URLs, credentials and overlong URLs", () => {
-    for (const url of ["ftp://example.com/", "file:///etc/passwd", "/relative", "example.com", "https://u:p@example.com/", `https://example.com/${"a".repeat(2100)}`]) {
+    for (const url of [
+      "ftp://example.com/",
+      "file:///etc/passwd",
+      "/relative",
+      "example.com",
+      "https://u:p@example.com/",
+      `https://example.com/${"a".repeat(2100)}`,
+    ]) {
       expect(hookUrlProblem(url), url).toEqual(expect.any(String));
     }
   });

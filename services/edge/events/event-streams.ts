@@ -43,12 +43,19 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
       this.set(live.size);
     },
   });
-  const dropped = new Counter({ name: "waybill_edge_event_stream_readers_dropped_total", help: "Event stream readers disconnected for staying behind", registers });
+  const dropped = new Counter({
+    name: "waybill_edge_event_stream_readers_dropped_total",
+    help: "Event stream readers disconnected for staying behind",
+    registers,
+  });
 
   function acquire(credentialId: string): () => void {
     const count = perCredential.get(credentialId) ?? 0;
     if (count >= options.maxPerCredential) {
-      const error = new RateLimitedError("too_many_streams", `This credential already has ${count} open event streams (at most ${options.maxPerCredential}); close one first.`);
+      const error = new RateLimitedError(
+        "too_many_streams",
+        `This credential already has ${count} open event streams (at most ${options.maxPerCredential}); close one first.`,
+      );
       Object.assign(error.headers, { "Retry-After": "5" });
       throw error;
     }

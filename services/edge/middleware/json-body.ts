@@ -32,7 +32,10 @@ export function jsonBody(limitBytes: number): Middleware {
     // JSON: refuse any coding rather than inflate (RFC 9110 §15.5.16), and say what is accepted.
     if (!isIdentityEncoding(ctx.get("content-encoding"))) {
       ctx.set("Accept-Encoding", "identity");
-      throw new UnsupportedMediaTypeError("unsupported_content_encoding", "Send the body without Content-Encoding (identity); compressed bodies are not accepted.");
+      throw new UnsupportedMediaTypeError(
+        "unsupported_content_encoding",
+        "Send the body without Content-Encoding (identity); compressed bodies are not accepted.",
+      );
     }
     let raw: string;
     try {

@@ -13,7 +13,10 @@ export function problemResponses(logger: Logger): Middleware {
       }
       // The router answered 405 itself (with Allow set); give it our shape and keep the header.
       if (ctx.status === 405 && ctx.body === undefined) {
-        throw new MethodNotAllowedError(`${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get("Allow")}.`, String(ctx.response.get("Allow")));
+        throw new MethodNotAllowedError(
+          `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get("Allow")}.`,
+          String(ctx.response.get("Allow")),
+        );
       }
       if (ctx.status === 501 && ctx.body === undefined) throw new NotImplementedError("method_not_implemented", `The method ${ctx.method} is not implemented.`);
     } catch (thrown) {

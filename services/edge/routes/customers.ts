@@ -9,7 +9,17 @@ import { createCustomerBody, customerOutput, updateCustomerBody } from "../schem
 export function customersRoutes(api: Api, orders: OrdersServiceClient): void {
   route(
     api,
-    { method: "post", path: "/customers", summary: "Create a customer", tag: "customers", capability: "customers:write", body: createCustomerBody, response: customerOutput, status: 201, idempotent: true },
+    {
+      method: "post",
+      path: "/customers",
+      summary: "Create a customer",
+      tag: "customers",
+      capability: "customers:write",
+      body: createCustomerBody,
+      response: customerOutput,
+      status: 201,
+      idempotent: true,
+    },
     async ({ body, principal, idempotency }) => {
       const { fields } = toPatchMessage(body);
       const { customer, replayed } = await callUnary(orders.createCustomer.bind(orders), {
@@ -24,7 +34,15 @@ export function customersRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "get", path: "/customers", summary: "List customers, newest first", tag: "customers", capability: "read", query: pageQuery, response: pageOf(customerOutput) },
+    {
+      method: "get",
+      path: "/customers",
+      summary: "List customers, newest first",
+      tag: "customers",
+      capability: "read",
+      query: pageQuery,
+      response: pageOf(customerOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(orders.listCustomers.bind(orders), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.data.map(customerOut), nextCursor: page.nextCursor ?? null } };
@@ -40,7 +58,15 @@ export function customersRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "put", path: "/customers/:id", summary: "Change a customer", tag: "customers", capability: "customers:write", body: updateCustomerBody, response: customerOutput },
+    {
+      method: "put",
+      path: "/customers/:id",
+      summary: "Change a customer",
+      tag: "customers",
+      capability: "customers:write",
+      body: updateCustomerBody,
+      response: customerOutput,
+    },
     async ({ body, params, principal }) => {
       const { fields, clearedFields } = toPatchMessage(body);
       const { customer } = await callUnary(orders.updateCustomer.bind(orders), {

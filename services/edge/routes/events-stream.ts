@@ -22,12 +22,20 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
       capability: "read",
       query: eventsStreamQuery,
       produces: "text/event-stream",
-      headerParams: [{ name: LAST_EVENT_ID_HEADER, description: "Resume after this event id (evt_…), as EventSource sends on reconnection", pattern: idPattern("evt").source }],
+      headerParams: [
+        {
+          name: LAST_EVENT_ID_HEADER,
+          description: "Resume after this event id (evt_…), as EventSource sends on reconnection",
+          pattern: idPattern("evt").source,
+        },
+      ],
     },
     async ({ query, principal }, ctx) => {
       const sent = ctx.get(LAST_EVENT_ID_HEADER);
       if (sent && !lastEventId.safeParse(sent).success) {
-        throw new BadRequestError("invalid_last_event_id", "Last-Event-ID must be an event id (evt_…).", [{ path: LAST_EVENT_ID_HEADER, message: "an event id (evt_…)" }]);
+        throw new BadRequestError("invalid_last_event_id", "Last-Event-ID must be an event id (evt_…).", [
+          { path: LAST_EVENT_ID_HEADER, message: "an event id (evt_…)" },
+        ]);
       }
       // HEAD shows the head of a stream without opening one (it could never carry an event).
       if (ctx.method === "HEAD") return { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" } };
@@ -35,7 +43,12 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
       const headers = Object.fromEntries(Object.entries(ctx.response.headers).map(([name, value]) => [name, String(value)]));
       ctx.respond = false;
       try {
-        await streams.serve(ctx.res, headers, { tenantId: principal.tenantId, credentialId: principal.credentialId, kinds: query.kind, lastEventId: sent || undefined });
+        await streams.serve(ctx.res, headers, {
+          tenantId: principal.tenantId,
+          credentialId: principal.credentialId,
+          kinds: query.kind,
+          lastEventId: sent || undefined,
+        });
       } catch (error) {
         ctx.respond = true;
         throw error;

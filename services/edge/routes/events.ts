@@ -10,12 +10,27 @@ export function eventsRoutes(api: Api, dispatcher: DispatcherServiceClient): voi
   const kinds = { data: eventKindSchemas() }; // computed once: the catalog is static
   route(
     api,
-    { method: "get", path: "/event-kinds", summary: "List event kinds with the JSON Schema of each", tag: "events", capability: "read", response: eventKindsOutput },
+    {
+      method: "get",
+      path: "/event-kinds",
+      summary: "List event kinds with the JSON Schema of each",
+      tag: "events",
+      capability: "read",
+      response: eventKindsOutput,
+    },
     async () => ({ body: kinds }),
   );
   route(
     api,
-    { method: "get", path: "/events", summary: "Read the tenant's event log, newest first", tag: "events", capability: "read", query: eventsQuery, response: pageOf(eventOutput) },
+    {
+      method: "get",
+      path: "/events",
+      summary: "Read the tenant's event log, newest first",
+      tag: "events",
+      capability: "read",
+      query: eventsQuery,
+      response: pageOf(eventOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(dispatcher.listEvents.bind(dispatcher), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.eventsJson.map((e) => JSON.parse(e)), nextCursor: page.nextCursor ?? null } };

@@ -5,7 +5,16 @@ import { callUnary } from "../../platform/grpc.js";
 import { nullsFor } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
-import { createdHookOutput, createHookBody, executionOutput, hookOutput, recoverHookBody, recoverHookOutput, rotatedSecretOutput, updateHookBody } from "../schemas/hooks.js";
+import {
+  createdHookOutput,
+  createHookBody,
+  executionOutput,
+  hookOutput,
+  recoverHookBody,
+  recoverHookOutput,
+  rotatedSecretOutput,
+  updateHookBody,
+} from "../schemas/hooks.js";
 
 /** A test delivery waits for the receiver (at most the dispatcher's longest timeout) before it answers. */
 export const HOOK_TEST_DEADLINE_MS = MAX_WEBHOOK_TIMEOUT_MS + 15_000;
@@ -13,7 +22,17 @@ export const HOOK_TEST_DEADLINE_MS = MAX_WEBHOOK_TIMEOUT_MS + 15_000;
 export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void {
   route(
     api,
-    { method: "post", path: "/hooks", summary: "Create a hook (its secret is shown only in this answer)", tag: "hooks", capability: "hooks:write", body: createHookBody, response: createdHookOutput, status: 201, idempotent: true },
+    {
+      method: "post",
+      path: "/hooks",
+      summary: "Create a hook (its secret is shown only in this answer)",
+      tag: "hooks",
+      capability: "hooks:write",
+      body: createHookBody,
+      response: createdHookOutput,
+      status: 201,
+      idempotent: true,
+    },
     async ({ body, principal, idempotency }) => {
       const created = await callUnary(dispatcher.createHook.bind(dispatcher), { tenantId: principal.tenantId, ...body, idempotency });
       return {
@@ -41,7 +60,15 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
   );
   route(
     api,
-    { method: "put", path: "/hooks/:id", summary: "Change a hook's name, url, kind or status", tag: "hooks", capability: "hooks:write", body: updateHookBody, response: hookOutput },
+    {
+      method: "put",
+      path: "/hooks/:id",
+      summary: "Change a hook's name, url, kind or status",
+      tag: "hooks",
+      capability: "hooks:write",
+      body: updateHookBody,
+      response: hookOutput,
+    },
     async ({ body, params, principal }) => {
       const { hook } = await callUnary(dispatcher.updateHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id, ...body });
       return { body: hookOut(hook!) };
@@ -57,14 +84,29 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
   );
   route(
     api,
-    { method: "post", path: "/hooks/:id/rotate", summary: "Replace a hook's secret; the old one signs nothing from now on", tag: "hooks", capability: "hooks:write", response: rotatedSecretOutput },
+    {
+      method: "post",
+      path: "/hooks/:id/rotate",
+      summary: "Replace a hook's secret; the old one signs nothing from now on",
+      tag: "hooks",
+      capability: "hooks:write",
+      response: rotatedSecretOutput,
+    },
     async ({ params, principal }) => ({
       body: await callUnary(dispatcher.rotateHookSecret.bind(dispatcher), { tenantId: principal.tenantId, id: params.id }),
     }),
   );
   route(
     api,
-    { method: "post", path: "/hooks/:id/test", conflicts: ["hook_paused"], summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)", tag: "hooks", capability: "hooks:write", response: executionOutput },
+    {
+      method: "post",
+      path: "/hooks/:id/test",
+      conflicts: ["hook_paused"],
+      summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)",
+      tag: "hooks",
+      capability: "hooks:write",
+      response: executionOutput,
+    },
     async ({ params, principal }) => {
       const { execution } = await callUnary(dispatcher.testHook.bind(dispatcher), { tenantId: principal.tenantId, id: params.id }, HOOK_TEST_DEADLINE_MS);
       return { body: executionOut(execution!) };
@@ -72,7 +114,15 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
   );
   route(
     api,
-    { method: "get", path: "/hooks/:id/executions", summary: "List a hook's execution records, newest first", tag: "hooks", capability: "read", query: pageQuery, response: pageOf(executionOutput) },
+    {
+      method: "get",
+      path: "/hooks/:id/executions",
+      summary: "List a hook's execution records, newest first",
+      tag: "hooks",
+      capability: "read",
+      query: pageQuery,
+      response: pageOf(executionOutput),
+    },
     async ({ query, params, principal }) => {
       const page = await callUnary(dispatcher.listExecutions.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, ...query });
       return { body: { data: page.data.map(executionOut), nextCursor: page.nextCursor ?? null } };
@@ -82,7 +132,8 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     api,
     {
       method: "post",
-      path: "/hooks/:id/executions/:executionId/retry", conflicts: ["hook_paused"],
+      path: "/hooks/:id/executions/:executionId/retry",
+      conflicts: ["hook_paused"],
       summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
       tag: "hooks",
       capability: "hooks:write",
@@ -107,7 +158,12 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       response: recoverHookOutput,
     },
     async ({ params, body, principal }) => {
-      const answer = await callUnary(dispatcher.recoverHook.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, since: body.since, until: body.until ?? "" });
+      const answer = await callUnary(dispatcher.recoverHook.bind(dispatcher), {
+        tenantId: principal.tenantId,
+        hookId: params.id,
+        since: body.since,
+        until: body.until ?? "",
+      });
       return { status: 202, body: { queued: answer.queued, truncated: answer.truncated } };
     },
   );

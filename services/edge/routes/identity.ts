@@ -8,7 +8,15 @@ import { createdTokenOutput, createTokenBody, createUserBody, loginBody, loginOu
 export function loginRoute(api: Api, identity: IdentityServiceClient): void {
   route(
     api,
-    { method: "post", path: "/auth/login", summary: "Exchange email and password for a session JWT", tag: "auth", capability: "public", body: loginBody, response: loginOutput },
+    {
+      method: "post",
+      path: "/auth/login",
+      summary: "Exchange email and password for a session JWT",
+      tag: "auth",
+      capability: "public",
+      body: loginBody,
+      response: loginOutput,
+    },
     async ({ body }) => {
       const session = await callUnary(identity.login.bind(identity), body);
       return { body: { accessToken: session.accessToken, tokenType: "Bearer", expiresAt: session.expiresAt } };
@@ -49,7 +57,15 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "get", path: "/tokens", summary: "List API tokens (never their values)", tag: "tokens", capability: "tokens:manage", query: pageQuery, response: pageOf(tokenOutput) },
+    {
+      method: "get",
+      path: "/tokens",
+      summary: "List API tokens (never their values)",
+      tag: "tokens",
+      capability: "tokens:manage",
+      query: pageQuery,
+      response: pageOf(tokenOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(identity.listTokens.bind(identity), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.data.map(tokenOut), nextCursor: page.nextCursor ?? null } };
@@ -65,7 +81,18 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "post", path: "/users", conflicts: ["duplicate_email"], summary: "Create a user in the caller's tenant", tag: "users", capability: "users:manage", body: createUserBody, response: userOutput, status: 201, idempotent: true },
+    {
+      method: "post",
+      path: "/users",
+      conflicts: ["duplicate_email"],
+      summary: "Create a user in the caller's tenant",
+      tag: "users",
+      capability: "users:manage",
+      body: createUserBody,
+      response: userOutput,
+      status: 201,
+      idempotent: true,
+    },
     async ({ body, principal, idempotency }) => {
       const { user, replayed } = await callUnary(identity.createUser.bind(identity), { tenantId: principal.tenantId, ...body, idempotency });
       return { body: user, replayed };
@@ -73,7 +100,15 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "get", path: "/users", summary: "List the tenant's users", tag: "users", capability: "users:manage", query: pageQuery, response: pageOf(userOutput) },
+    {
+      method: "get",
+      path: "/users",
+      summary: "List the tenant's users",
+      tag: "users",
+      capability: "users:manage",
+      query: pageQuery,
+      response: pageOf(userOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(identity.listUsers.bind(identity), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.data, nextCursor: page.nextCursor ?? null } };

@@ -26,7 +26,8 @@ export function inventoryRoutes(api: Api, inventory: InventoryServiceClient): vo
     api,
     {
       method: "post",
-      path: "/inventory/adjustments", conflicts: ["insufficient_stock"],
+      path: "/inventory/adjustments",
+      conflicts: ["insufficient_stock"],
       summary: "Adjust on-hand stock by a delta or to a counted value",
       tag: "inventory",
       capability: "inventory:write",

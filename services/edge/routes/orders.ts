@@ -9,7 +9,18 @@ import { changeOrderStatusBody, createOrderBody, listOrdersQuery, orderOutput, u
 export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
   route(
     api,
-    { method: "post", path: "/orders", conflicts: ["duplicate_short_id"], summary: "Create an order", tag: "orders", capability: "orders:write", body: createOrderBody, response: orderOutput, status: 201, idempotent: true },
+    {
+      method: "post",
+      path: "/orders",
+      conflicts: ["duplicate_short_id"],
+      summary: "Create an order",
+      tag: "orders",
+      capability: "orders:write",
+      body: createOrderBody,
+      response: orderOutput,
+      status: 201,
+      idempotent: true,
+    },
     async ({ body, principal, idempotency }) => {
       const { order, replayed } = await callUnary(orders.createOrder.bind(orders), {
         tenantId: principal.tenantId,
@@ -22,7 +33,15 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "get", path: "/orders", summary: "List orders, newest first", tag: "orders", capability: "read", query: listOrdersQuery, response: pageOf(orderOutput) },
+    {
+      method: "get",
+      path: "/orders",
+      summary: "List orders, newest first",
+      tag: "orders",
+      capability: "read",
+      query: listOrdersQuery,
+      response: pageOf(orderOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(orders.listOrders.bind(orders), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.data.map(orderOut), nextCursor: page.nextCursor ?? null } };
@@ -38,7 +57,16 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "put", path: "/orders/:id", conflicts: ["order_not_editable"], summary: "Change an order's due date or customer", tag: "orders", capability: "orders:write", body: updateOrderBody, response: orderOutput },
+    {
+      method: "put",
+      path: "/orders/:id",
+      conflicts: ["order_not_editable"],
+      summary: "Change an order's due date or customer",
+      tag: "orders",
+      capability: "orders:write",
+      body: updateOrderBody,
+      response: orderOutput,
+    },
     async ({ body, params, principal }) => {
       const { fields, clearedFields } = toPatchMessage(body);
       const { order } = await callUnary(orders.updateOrder.bind(orders), { tenantId: principal.tenantId, id: params.id, ...fields, clearedFields });
@@ -49,7 +77,8 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
     api,
     {
       method: "post",
-      path: "/orders/:id/status", conflicts: ["invalid_status_transition", "insufficient_stock", "order_partially_delivered"],
+      path: "/orders/:id/status",
+      conflicts: ["invalid_status_transition", "insufficient_stock", "order_partially_delivered"],
       summary: "Move an order to another status (409 invalid_status_transition, insufficient_stock, order_partially_delivered)",
       tag: "orders",
       capability: "orders:write",

@@ -10,7 +10,18 @@ const CLEARABLE = ["price", "currency", "lowStockThreshold"] as const;
 export function productsRoutes(api: Api, inventory: InventoryServiceClient): void {
   route(
     api,
-    { method: "post", path: "/products", conflicts: ["duplicate_sku"], summary: "Create a product", tag: "products", capability: "products:write", body: createProductBody, response: productOutput, status: 201, idempotent: true },
+    {
+      method: "post",
+      path: "/products",
+      conflicts: ["duplicate_sku"],
+      summary: "Create a product",
+      tag: "products",
+      capability: "products:write",
+      body: createProductBody,
+      response: productOutput,
+      status: 201,
+      idempotent: true,
+    },
     async ({ body, principal, idempotency }) => {
       const { product, replayed } = await callUnary(inventory.createProduct.bind(inventory), {
         tenantId: principal.tenantId,
@@ -26,7 +37,15 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
   );
   route(
     api,
-    { method: "get", path: "/products", summary: "List products, newest first", tag: "products", capability: "read", query: pageQuery, response: pageOf(productOutput) },
+    {
+      method: "get",
+      path: "/products",
+      summary: "List products, newest first",
+      tag: "products",
+      capability: "read",
+      query: pageQuery,
+      response: pageOf(productOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(inventory.listProducts.bind(inventory), { tenantId: principal.tenantId, limit: query.limit, cursor: query.cursor });
       return { body: { data: page.data.map(productOut), nextCursor: page.nextCursor ?? null } };
@@ -42,7 +61,16 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
   );
   route(
     api,
-    { method: "put", path: "/products/:id", conflicts: ["duplicate_sku"], summary: "Update a product (a lowStockThreshold raised above a location's available stock emits inventory.low)", tag: "products", capability: "products:write", body: updateProductBody, response: productOutput },
+    {
+      method: "put",
+      path: "/products/:id",
+      conflicts: ["duplicate_sku"],
+      summary: "Update a product (a lowStockThreshold raised above a location's available stock emits inventory.low)",
+      tag: "products",
+      capability: "products:write",
+      body: updateProductBody,
+      response: productOutput,
+    },
     async ({ body, params, principal }) => {
       const { product } = await callUnary(inventory.updateProduct.bind(inventory), {
         tenantId: principal.tenantId,
@@ -60,7 +88,15 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
   );
   route(
     api,
-    { method: "delete", path: "/products/:id", conflicts: ["product_reserved"], summary: "Delete a product (409 product_reserved while open orders hold its stock)", tag: "products", capability: "products:write", status: 204 },
+    {
+      method: "delete",
+      path: "/products/:id",
+      conflicts: ["product_reserved"],
+      summary: "Delete a product (409 product_reserved while open orders hold its stock)",
+      tag: "products",
+      capability: "products:write",
+      status: 204,
+    },
     async ({ params, principal }) => {
       await callUnary(inventory.deleteProduct.bind(inventory), { tenantId: principal.tenantId, id: params.id });
       return {};

@@ -12,7 +12,8 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
     api,
     {
       method: "post",
-      path: "/orders/:id/shipments", conflicts: ["order_not_shippable", "duplicate_tracking_number", "order_fully_shipped"],
+      path: "/orders/:id/shipments",
+      conflicts: ["order_not_shippable", "duplicate_tracking_number", "order_fully_shipped"],
       summary: "Ship a ready or inProgress order (the first shipment moves a ready order to inProgress)",
       tag: "shipments",
       capability: "shipments:write",
@@ -35,7 +36,15 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "get", path: "/shipments", summary: "List shipments, newest first", tag: "shipments", capability: "read", query: listShipmentsQuery, response: pageOf(shipmentOutput) },
+    {
+      method: "get",
+      path: "/shipments",
+      summary: "List shipments, newest first",
+      tag: "shipments",
+      capability: "read",
+      query: listShipmentsQuery,
+      response: pageOf(shipmentOutput),
+    },
     async ({ query, principal }) => {
       const page = await callUnary(orders.listShipments.bind(orders), { tenantId: principal.tenantId, ...query });
       return { body: { data: page.data.map(shipmentOut), nextCursor: page.nextCursor ?? null } };
@@ -53,7 +62,8 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
     api,
     {
       method: "post",
-      path: "/shipments/:id/status", conflicts: ["invalid_status_transition"],
+      path: "/shipments/:id/status",
+      conflicts: ["invalid_status_transition"],
       summary: "Move a shipment to another status (409 invalid_status_transition)",
       tag: "shipments",
       capability: "shipments:write",
@@ -73,7 +83,16 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
   );
   route(
     api,
-    { method: "post", path: "/shipments/:id/delivery", conflicts: ["invalid_status_transition"], summary: "Record a shipment's delivery", tag: "shipments", capability: "shipments:write", body: deliveryBody, response: shipmentOutput },
+    {
+      method: "post",
+      path: "/shipments/:id/delivery",
+      conflicts: ["invalid_status_transition"],
+      summary: "Record a shipment's delivery",
+      tag: "shipments",
+      capability: "shipments:write",
+      body: deliveryBody,
+      response: shipmentOutput,
+    },
     async ({ body, params, principal }) => {
       const { shipment } = await callUnary(orders.recordDelivery.bind(orders), {
         tenantId: principal.tenantId,

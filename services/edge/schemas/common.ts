@@ -5,7 +5,7 @@ import { isCurrency } from "../../platform/money.js";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../platform/pagination.js";
 
 export const decimalAmount = z
-  .union([z.string().regex(/^-?\d{1,15}(\.\d+)?$/, "must be a decimal string such as \"12.50\""), z.number().finite()])
+  .union([z.string().regex(/^-?\d{1,15}(\.\d+)?$/, 'must be a decimal string such as "12.50"'), z.number().finite()])
   .describe("A decimal amount; a string is exact, numbers are accepted when exact");
 
 const CURRENCY_EXPECTED = "must be a 3-letter ISO 4217 currency code such as EUR";

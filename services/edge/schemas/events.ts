@@ -34,7 +34,14 @@ export const eventsStreamQuery = z.object({
     .string()
     .optional()
     .transform((value, ctx) => {
-      const kinds = [...new Set((value ?? "").split(",").map((k) => k.trim()).filter(Boolean))];
+      const kinds = [
+        ...new Set(
+          (value ?? "")
+            .split(",")
+            .map((k) => k.trim())
+            .filter(Boolean),
+        ),
+      ];
       const unknown = kinds.filter((k) => !(EVENT_KINDS as readonly string[]).includes(k));
       if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `unknown event kind: ${unknown.join(", ")} (see GET /v1/event-kinds)` });
       return kinds;

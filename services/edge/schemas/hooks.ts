@@ -41,7 +41,10 @@ export const hookOutput = z.object({
   successCount: z.number().int().describe("Attempts that succeeded"),
   errorCount: z.number().int().describe("Attempts that failed"),
   lastRunAt: z.string().nullable().describe("Time of the last attempt"),
-  disabledReason: z.string().nullable().describe("Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it."),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe("Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it."),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -22,14 +22,12 @@ export const tokenOutput = z.object({
   revokedAt: z.string().nullable(),
 });
 
-export const createdTokenOutput = tokenOutput
-  .omit({ lastUsedAt: true, revokedAt: true })
-  .extend({
-    token: z
-      .string()
-      .optional()
-      .describe("The token value `{type}-{secret}`; shown only in the first answer, absent when the answer is an Idempotency-Key replay"),
-  });
+export const createdTokenOutput = tokenOutput.omit({ lastUsedAt: true, revokedAt: true }).extend({
+  token: z
+    .string()
+    .optional()
+    .describe("The token value `{type}-{secret}`; shown only in the first answer, absent when the answer is an Idempotency-Key replay"),
+});
 
 export const createUserBody = z
   .object({ email: z.string().email().max(254), password: z.string().min(8).max(1024), role: z.enum(["admin", "member"]).default("member") })

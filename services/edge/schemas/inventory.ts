@@ -14,7 +14,13 @@ export const adjustmentBody = z
   .object({
     productId: identifier,
     location: location.optional().describe('Defaults to "default"'),
-    delta: z.number().int().min(-MAX_STOCK_QUANTITY).max(MAX_STOCK_QUANTITY).refine((d) => d !== 0, "must not be 0").optional(),
+    delta: z
+      .number()
+      .int()
+      .min(-MAX_STOCK_QUANTITY)
+      .max(MAX_STOCK_QUANTITY)
+      .refine((d) => d !== 0, "must not be 0")
+      .optional(),
     setTo: z.number().int().min(0).max(MAX_STOCK_QUANTITY).optional(),
     reason: z.string().trim().min(1).max(MAX_REASON_LENGTH).regex(REASON_TEXT, "no control characters but line breaks and tabs"),
   })

@@ -15,7 +15,11 @@ export const orderItemInput = z.object({
 
 export const createOrderBody = z
   .object({
-    shortId: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
+    shortId: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' and '-' only"),
     customerId: identifier,
     dueDate: dueDate.optional(),
     currency: currencyCode,

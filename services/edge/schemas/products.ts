@@ -5,12 +5,7 @@ import { currencyCode, decimalAmount } from "./common.js";
 
 const sku = z.string().min(1).max(MAX_SKU_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters").describe("Unique within the tenant");
 const name = z.string().min(1).max(MAX_PRODUCT_NAME_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters");
-const lowStockThreshold = z
-  .number()
-  .int()
-  .min(0)
-  .max(MAX_STOCK_QUANTITY)
-  .describe("inventory.low fires when a location's available stock drops below this");
+const lowStockThreshold = z.number().int().min(0).max(MAX_STOCK_QUANTITY).describe("inventory.low fires when a location's available stock drops below this");
 
 export const createProductBody = z
   .object({

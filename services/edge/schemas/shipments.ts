@@ -22,9 +22,7 @@ export const listShipmentsQuery = pageQuery.extend({
   status: shipmentStatus.optional(),
 });
 
-export const changeShipmentStatusBody = z
-  .object({ status: shipmentStatus, location: optionalText(200), note: optionalText(1000) })
-  .strict();
+export const changeShipmentStatusBody = z.object({ status: shipmentStatus, location: optionalText(200), note: optionalText(1000) }).strict();
 
 export const deliveryBody = z
   .object({

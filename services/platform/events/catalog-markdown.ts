@@ -28,10 +28,21 @@ const EMITTED_WHEN: Record<EventKind, string> = {
   "device.connected": "A device connected to the MQTT gateway.",
   "device.disconnected": "A device's MQTT session ended (or its gateway replica stopped renewing its presence).",
   "webhook.test": "`POST /v1/hooks/{id}/test` was called; delivered only to that hook, never to the event log.",
-  "webhook.disabled": "Waybill paused a hook because every delivery to it failed for `WEBHOOK_DISABLE_AFTER` (5 days by default); `disabledReason` says since when. Resume it to deliver again.",
+  "webhook.disabled":
+    "Waybill paused a hook because every delivery to it failed for `WEBHOOK_DISABLE_AFTER` (5 days by default); `disabledReason` says since when. Resume it to deliver again.",
 };
 
-type JsonSchema = { type?: string | string[]; enum?: unknown[]; const?: unknown; items?: JsonSchema; anyOf?: JsonSchema[]; properties?: Record<string, JsonSchema>; format?: string; pattern?: string; additionalProperties?: unknown };
+type JsonSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  format?: string;
+  pattern?: string;
+  additionalProperties?: unknown;
+};
 
 function typeOf(schema: JsonSchema): string {
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(" \\| ");
@@ -81,7 +92,7 @@ export function eventsMarkdown(): string {
   }
   lines.push(
     "",
-    "Types: `decimal string` is exact money such as `\"25.00\"`; `date-time` is ISO 8601 UTC; `a \\| null` may be null;",
+    'Types: `decimal string` is exact money such as `"25.00"`; `date-time` is ISO 8601 UTC; `a \\| null` may be null;',
     "`x[]` is an array of x. Fields may be added to a kind over time (never removed or retyped): ignore fields you do not know.",
     "",
   );

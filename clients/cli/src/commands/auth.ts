@@ -24,14 +24,20 @@ export function registerAuth(program: Command): void {
           await writeProfile(context.profileName, profile);
           context.print.result(
             `${context.print.c.green("✓")} Logged in to ${profile.url} as ${profile.email ?? `a ${profile.credential} token`} (profile "${context.profileName}", saved in ${profilesPath()})`,
-            { profile: context.profileName, url: profile.url, credential: profile.credential, email: profile.email ?? null, expiresAt: profile.expiresAt ?? null },
+            {
+              profile: context.profileName,
+              url: profile.url,
+              credential: profile.credential,
+              email: profile.email ?? null,
+              expiresAt: profile.expiresAt ?? null,
+            },
           );
         }),
       ),
     "waybill login",
     "waybill login --email admin@example.com",
     "waybill login --token cli-… --url https://waybill.example.com",
-    "echo \"$PASSWORD\" | waybill login --email ci@example.com --password-stdin --profile ci",
+    'echo "$PASSWORD" | waybill login --email ci@example.com --password-stdin --profile ci',
   );
 
   examples(
@@ -73,7 +79,10 @@ export function registerAuth(program: Command): void {
           context.print.item(value, [
             ["url", context.url],
             ["profile", cell(value.profile)],
-            ["credential", `${identity.credential}${context.source.token !== "profile" ? ` (from ${context.source.token === "env" ? "WAYBILL_TOKEN" : "--token"})` : ""}`],
+            [
+              "credential",
+              `${identity.credential}${context.source.token !== "profile" ? ` (from ${context.source.token === "env" ? "WAYBILL_TOKEN" : "--token"})` : ""}`,
+            ],
             ...(identity.user ? ([["user", identity.user]] as [string, string][]) : []),
             ...(identity.role ? ([["role", identity.role]] as [string, string][]) : []),
             ["tenant", cell(identity.tenantId)],

@@ -24,7 +24,10 @@ const customerFields = (c: Customer): [string, string][] => [
   ["name", c.name],
   ["email", cell(c.email)],
   ["phone", cell(c.phone)],
-  ["address", c.address ? [c.address.line1, c.address.line2, c.address.postalCode, c.address.city, c.address.region, c.address.country].filter(Boolean).join(", ") : "-"],
+  [
+    "address",
+    c.address ? [c.address.line1, c.address.line2, c.address.postalCode, c.address.city, c.address.region, c.address.country].filter(Boolean).join(", ") : "-",
+  ],
   ["created", c.createdAt],
   ["updated", c.updatedAt],
 ];
@@ -42,7 +45,10 @@ async function bodyOf(options: CustomerOptions): Promise<Record<string, unknown>
 }
 
 export function registerCustomers(program: Command): void {
-  const customers = examples(program.command("customers").description("Customers: create, list, show, update"), "waybill customers create --name 'Ada Lovelace' --email ada@example.com");
+  const customers = examples(
+    program.command("customers").description("Customers: create, list, show, update"),
+    "waybill customers create --name 'Ada Lovelace' --email ada@example.com",
+  );
 
   examples(
     customers
@@ -72,7 +78,10 @@ export function registerCustomers(program: Command): void {
       .action(
         action(async (context, options: { limit: number }) => {
           const api = context.api();
-          const items = await context.wait("Loading customers", collect(options.limit, (query) => data(api.GET("/customers", { params: { query } }))));
+          const items = await context.wait(
+            "Loading customers",
+            collect(options.limit, (query) => data(api.GET("/customers", { params: { query } }))),
+          );
           context.print.list(items, customerColumns, "No customers.");
         }),
       ),
@@ -106,7 +115,10 @@ export function registerCustomers(program: Command): void {
         action(async (context, id: string, options: CustomerOptions) => {
           const body = await bodyOf(options);
           if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give --name, --email, --phone or --file");
-          const customer = await context.wait("Updating the customer", data(context.api().PUT("/customers/{id}", { params: { path: { id } }, body: body as never })));
+          const customer = await context.wait(
+            "Updating the customer",
+            data(context.api().PUT("/customers/{id}", { params: { path: { id } }, body: body as never })),
+          );
           context.print.item(customer, customerFields(customer));
         }),
       ),

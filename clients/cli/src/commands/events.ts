@@ -41,7 +41,10 @@ export function registerEvents(program: Command): void {
         action(async (context, options: { kind?: string; after?: string; limit: number }) => {
           const api = context.api();
           const filter = defined({ kind: options.kind, after: options.after });
-          const items = await context.wait("Loading events", collect(options.limit, (query) => data(api.GET("/events", { params: { query: { ...query, ...filter } as never } }))));
+          const items = await context.wait(
+            "Loading events",
+            collect(options.limit, (query) => data(api.GET("/events", { params: { query: { ...query, ...filter } as never } }))),
+          );
           context.print.list(items, eventColumns, "No events.");
         }),
       ),
@@ -59,7 +62,14 @@ export function registerEvents(program: Command): void {
           const kinds = await context.wait("Loading the catalog", data(context.api().GET("/event-kinds")));
           context.print.list(kinds.data, [
             { header: "kind", value: (k) => k.kind },
-            { header: "fields", value: (k) => Object.keys(((k.schema as { properties?: Record<string, unknown> }).properties ?? {})).filter((f) => !COMMON.has(f)).join(", "), max: 90 },
+            {
+              header: "fields",
+              value: (k) =>
+                Object.keys((k.schema as { properties?: Record<string, unknown> }).properties ?? {})
+                  .filter((f) => !COMMON.has(f))
+                  .join(", "),
+              max: 90,
+            },
           ]);
         }),
       ),

@@ -78,7 +78,10 @@ export function registerHooks(program: Command): void {
       .requiredOption("--on <kind>", "the event kind it receives (see `waybill event-kinds`)")
       .action(
         action(async (context, options: { name: string; url: string; on: string }) => {
-          const created = await context.wait("Creating the hook", data(context.api().POST("/hooks", { body: { name: options.name, url: options.url, on: options.on as never } })));
+          const created = await context.wait(
+            "Creating the hook",
+            data(context.api().POST("/hooks", { body: { name: options.name, url: options.url, on: options.on as never } })),
+          );
           if (!context.print.json) context.print.item(created, hookFields(context, created));
           printSecret(context, created.secret, created);
         }),
@@ -94,7 +97,10 @@ export function registerHooks(program: Command): void {
       .action(
         action(async (context, options: { limit: number }) => {
           const api = context.api();
-          const items = await context.wait("Loading hooks", collect(options.limit, (query) => data(api.GET("/hooks", { params: { query } }))));
+          const items = await context.wait(
+            "Loading hooks",
+            collect(options.limit, (query) => data(api.GET("/hooks", { params: { query } }))),
+          );
           context.print.list(items, hookColumns, "No hooks yet: create one with `waybill hooks create`.");
         }),
       ),
@@ -146,7 +152,10 @@ export function registerHooks(program: Command): void {
         .argument("<id>", "hook id")
         .action(
           action(async (context, id: string) => {
-            const hook = await context.wait(`${verb === "pause" ? "Pausing" : "Resuming"} the hook`, data(context.api().PUT("/hooks/{id}", { params: { path: { id } }, body: { status } })));
+            const hook = await context.wait(
+              `${verb === "pause" ? "Pausing" : "Resuming"} the hook`,
+              data(context.api().PUT("/hooks/{id}", { params: { path: { id } }, body: { status } })),
+            );
             context.print.result(`${context.print.c.green("✓")} Hook ${hook.id} is ${hook.status}.`, hook);
           }),
         ),
@@ -197,7 +206,10 @@ export function registerHooks(program: Command): void {
       .action(
         action(async (context, id: string, options: { limit: number }) => {
           const api = context.api();
-          const items = await context.wait("Loading executions", collect(options.limit, (query) => data(api.GET("/hooks/{id}/executions", { params: { path: { id }, query } }))));
+          const items = await context.wait(
+            "Loading executions",
+            collect(options.limit, (query) => data(api.GET("/hooks/{id}/executions", { params: { path: { id }, query } }))),
+          );
           context.print.list(items, executionColumns(context), "No executions yet.");
         }),
       ),
@@ -214,7 +226,11 @@ export function registerHooks(program: Command): void {
       .action(
         action(async (context, id: string, executionId: string) => {
           await context.wait("Queueing the retry", context.api().POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } } }));
-          context.print.result(`${context.print.c.green("✓")} Retry of ${executionId} queued; watch it with \`waybill hooks executions ${id}\`.`, { hookId: id, executionId, queued: true });
+          context.print.result(`${context.print.c.green("✓")} Retry of ${executionId} queued; watch it with \`waybill hooks executions ${id}\`.`, {
+            hookId: id,
+            executionId,
+            queued: true,
+          });
         }),
       ),
     "waybill hooks retry hook_01j… exe_01j…",
@@ -231,10 +247,15 @@ export function registerHooks(program: Command): void {
         action(async (context, id: string, options: { since: string; until?: string }) => {
           const { data } = await context.wait(
             "Queueing the recovery",
-            context.api().POST("/hooks/{id}/recover", { params: { path: { id } }, body: { since: options.since, ...(options.until ? { until: options.until } : {}) } }),
+            context
+              .api()
+              .POST("/hooks/{id}/recover", { params: { path: { id } }, body: { since: options.since, ...(options.until ? { until: options.until } : {}) } }),
           );
           const more = data!.truncated ? " More remain in the window: run it again from the last one delivered." : "";
-          context.print.result(`${context.print.c.green("✓")} ${data!.queued} events queued for redelivery; watch them with \`waybill hooks executions ${id}\`.${more}`, { hookId: id, ...data });
+          context.print.result(
+            `${context.print.c.green("✓")} ${data!.queued} events queued for redelivery; watch them with \`waybill hooks executions ${id}\`.${more}`,
+            { hookId: id, ...data },
+          );
         }),
       ),
     "waybill hooks recover hook_01j… --since 2026-11-23T08:00:00Z",

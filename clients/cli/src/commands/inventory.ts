@@ -31,7 +31,10 @@ export function registerInventory(program: Command): void {
         action(async (context, options: { product?: string; location?: string; limit: number }) => {
           const api = context.api();
           const filter = defined({ productId: options.product, location: options.location });
-          const items = await context.wait("Loading stock", collect(options.limit, (query) => data(api.GET("/inventory", { params: { query: { ...query, ...filter } } }))));
+          const items = await context.wait(
+            "Loading stock",
+            collect(options.limit, (query) => data(api.GET("/inventory", { params: { query: { ...query, ...filter } } }))),
+          );
           context.print.list(items, stockColumns, "No stock recorded.");
         }),
       ),
@@ -53,7 +56,10 @@ export function registerInventory(program: Command): void {
           if ((options.delta === undefined) === (options.setTo === undefined)) throw new UsageError("give exactly one of --delta and --set-to");
           const body = defined({ productId: options.product, delta: options.delta, setTo: options.setTo, reason: options.reason, location: options.location });
           const adjusted = await context.wait("Adjusting stock", data(context.api().POST("/inventory/adjustments", { body: body as never })));
-          context.print.result(`${context.print.c.green("✓")} ${adjusted.productId} at ${adjusted.location}: ${adjusted.onHand} on hand, ${adjusted.reserved} reserved, ${adjusted.available} available (${adjusted.delta >= 0 ? "+" : ""}${adjusted.delta}).`, adjusted);
+          context.print.result(
+            `${context.print.c.green("✓")} ${adjusted.productId} at ${adjusted.location}: ${adjusted.onHand} on hand, ${adjusted.reserved} reserved, ${adjusted.available} available (${adjusted.delta >= 0 ? "+" : ""}${adjusted.delta}).`,
+            adjusted,
+          );
         }),
       ),
     "waybill inventory adjust --product prd_01j… --delta 24 --reason 'delivery from supplier'",

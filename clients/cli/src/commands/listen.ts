@@ -93,8 +93,10 @@ export function registerListen(program: Command): void {
               lastEventId: options.after,
               signal: stop.signal,
               onStatus: (status) => {
-                if (status.state === "open") print.note(print.c.dim(lastEventId ? `Connected; resuming after ${lastEventId}.` : "Connected; waiting for events."));
-                if (status.state === "dropped") print.note(print.c.yellow(`Stream dropped${status.error ? ` (${(status.error as Error).message})` : ""}; reconnecting…`));
+                if (status.state === "open")
+                  print.note(print.c.dim(lastEventId ? `Connected; resuming after ${lastEventId}.` : "Connected; waiting for events."));
+                if (status.state === "dropped")
+                  print.note(print.c.yellow(`Stream dropped${status.error ? ` (${(status.error as Error).message})` : ""}; reconnecting…`));
               },
             });
             for await (const event of events) {

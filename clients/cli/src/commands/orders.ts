@@ -39,7 +39,11 @@ function orderFields(context: Context, order: Order): [string, string][] {
 }
 
 export function registerOrders(program: Command): void {
-  const orders = examples(program.command("orders").description("Orders: create, list, show, move through their statuses"), "waybill orders create --file order.json", "waybill orders list --status pending");
+  const orders = examples(
+    program.command("orders").description("Orders: create, list, show, move through their statuses"),
+    "waybill orders create --file order.json",
+    "waybill orders list --status pending",
+  );
 
   examples(
     orders
@@ -52,7 +56,12 @@ export function registerOrders(program: Command): void {
           const body = await readJsonFile(options.file);
           const order = await context.wait(
             "Creating the order",
-            data(context.api().POST("/orders", { body: body as never, ...(options.idempotencyKey ? { params: { header: { "Idempotency-Key": options.idempotencyKey } } } : {}) })),
+            data(
+              context.api().POST("/orders", {
+                body: body as never,
+                ...(options.idempotencyKey ? { params: { header: { "Idempotency-Key": options.idempotencyKey } } } : {}),
+              }),
+            ),
           );
           context.print.item(order, orderFields(context, order));
         }),
@@ -72,7 +81,10 @@ export function registerOrders(program: Command): void {
         action(async (context, options: { status?: (typeof ORDER_STATUSES)[number]; customer?: string; limit: number }) => {
           const api = context.api();
           const filter = defined({ status: options.status, customerId: options.customer });
-          const items = await context.wait("Loading orders", collect(options.limit, (query) => data(api.GET("/orders", { params: { query: { ...query, ...filter } } }))));
+          const items = await context.wait(
+            "Loading orders",
+            collect(options.limit, (query) => data(api.GET("/orders", { params: { query: { ...query, ...filter } } }))),
+          );
           context.print.list(items, orderColumns, "No orders.");
         }),
       ),
@@ -121,7 +133,10 @@ export function registerOrders(program: Command): void {
       .action(
         action(async (context, id: string, status: string) => {
           if (!(ORDER_STATUSES as readonly string[]).includes(status)) throw new UsageError(`status must be one of ${ORDER_STATUSES.join(", ")}`);
-          const order = await context.wait("Changing the status", data(context.api().POST("/orders/{id}/status", { params: { path: { id } }, body: { status: status as (typeof ORDER_STATUSES)[number] } })));
+          const order = await context.wait(
+            "Changing the status",
+            data(context.api().POST("/orders/{id}/status", { params: { path: { id } }, body: { status: status as (typeof ORDER_STATUSES)[number] } })),
+          );
           context.print.result(`${context.print.c.green("✓")} Order ${order.id} is ${order.status}.`, order);
         }),
       ),

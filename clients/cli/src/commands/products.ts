@@ -51,7 +51,10 @@ function productOptions(command: Command, required: boolean): Command {
 }
 
 export function registerProducts(program: Command): void {
-  const products = examples(program.command("products").description("Products: create, list, show, update, delete"), "waybill products create --sku W-1 --name Widget --price 2.50 --currency EUR");
+  const products = examples(
+    program.command("products").description("Products: create, list, show, update, delete"),
+    "waybill products create --sku W-1 --name Widget --price 2.50 --currency EUR",
+  );
 
   examples(
     productOptions(products.command("create").description("Create a product"), true).action(
@@ -71,7 +74,10 @@ export function registerProducts(program: Command): void {
       .action(
         action(async (context, options: { limit: number }) => {
           const api = context.api();
-          const items = await context.wait("Loading products", collect(options.limit, (query) => data(api.GET("/products", { params: { query } }))));
+          const items = await context.wait(
+            "Loading products",
+            collect(options.limit, (query) => data(api.GET("/products", { params: { query } }))),
+          );
           context.print.list(items, productColumns, "No products.");
         }),
       ),
@@ -97,7 +103,10 @@ export function registerProducts(program: Command): void {
       action(async (context, id: string, options: ProductOptions) => {
         const body = bodyOf(options);
         if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give --sku, --name, --price, --currency or --low-stock");
-        const product = await context.wait("Updating the product", data(context.api().PUT("/products/{id}", { params: { path: { id } }, body: body as never })));
+        const product = await context.wait(
+          "Updating the product",
+          data(context.api().PUT("/products/{id}", { params: { path: { id } }, body: body as never })),
+        );
         context.print.item(product, productFields(product));
       }),
     ),

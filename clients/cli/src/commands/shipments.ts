@@ -30,13 +30,18 @@ function shipmentFields(context: Context, s: Shipment): [string, string][] {
     ["tracking", s.trackingNumber],
     ["status", context.print.c.cyan(s.status)],
     ["delivered", s.deliveredAt ? `${s.deliveredAt}${s.receivedBy ? ` (received by ${s.receivedBy})` : ""}` : "-"],
-    ...((s.timeline ?? []) as Record<string, unknown>[]).map((step, i) => [`step ${i + 1}`, [step.at, step.status, step.location, step.note].filter(Boolean).join("  ")] as [string, string]),
+    ...((s.timeline ?? []) as Record<string, unknown>[]).map(
+      (step, i) => [`step ${i + 1}`, [step.at, step.status, step.location, step.note].filter(Boolean).join("  ")] as [string, string],
+    ),
     ["created", s.createdAt],
   ];
 }
 
 export function registerShipments(program: Command): void {
-  const shipments = examples(program.command("shipments").description("Shipments: create for an order, list, show, status, deliver"), "waybill shipments create ord_01j… --carrier DHL --tracking-number 00340434");
+  const shipments = examples(
+    program.command("shipments").description("Shipments: create for an order, list, show, status, deliver"),
+    "waybill shipments create ord_01j… --carrier DHL --tracking-number 00340434",
+  );
 
   examples(
     shipments
@@ -47,7 +52,15 @@ export function registerShipments(program: Command): void {
       .requiredOption("--tracking-number <number>", "the carrier's tracking number")
       .action(
         action(async (context, orderId: string, options: { carrier: string; trackingNumber: string }) => {
-          const shipment = await context.wait("Creating the shipment", data(context.api().POST("/orders/{id}/shipments", { params: { path: { id: orderId } }, body: { carrier: options.carrier, trackingNumber: options.trackingNumber } })));
+          const shipment = await context.wait(
+            "Creating the shipment",
+            data(
+              context.api().POST("/orders/{id}/shipments", {
+                params: { path: { id: orderId } },
+                body: { carrier: options.carrier, trackingNumber: options.trackingNumber },
+              }),
+            ),
+          );
           context.print.item(shipment, shipmentFields(context, shipment));
         }),
       ),
@@ -65,7 +78,10 @@ export function registerShipments(program: Command): void {
         action(async (context, options: { order?: string; status?: (typeof SHIPMENT_STATUSES)[number]; limit: number }) => {
           const api = context.api();
           const filter = defined({ orderId: options.order, status: options.status });
-          const items = await context.wait("Loading shipments", collect(options.limit, (query) => data(api.GET("/shipments", { params: { query: { ...query, ...filter } } }))));
+          const items = await context.wait(
+            "Loading shipments",
+            collect(options.limit, (query) => data(api.GET("/shipments", { params: { query: { ...query, ...filter } } }))),
+          );
           context.print.list(items, shipmentColumns, "No shipments.");
         }),
       ),
@@ -115,7 +131,10 @@ export function registerShipments(program: Command): void {
       .option("--note <text>", "a note")
       .action(
         action(async (context, id: string, options: { receivedBy?: string; deliveredAt?: string; note?: string }) => {
-          const shipment = await context.wait("Recording the delivery", data(context.api().POST("/shipments/{id}/delivery", { params: { path: { id } }, body: defined(options) })));
+          const shipment = await context.wait(
+            "Recording the delivery",
+            data(context.api().POST("/shipments/{id}/delivery", { params: { path: { id } }, body: defined(options) })),
+          );
           context.print.result(`${context.print.c.green("✓")} Shipment ${shipment.id} delivered.`, shipment);
         }),
       ),

@@ -23,7 +23,11 @@ const tokenColumns: Column<ApiToken>[] = [
 ];
 
 export function registerTokens(program: Command): void {
-  const tokens = examples(program.command("tokens").description("API tokens: create, list, revoke"), "waybill tokens create --name ci --type cli", "waybill tokens list");
+  const tokens = examples(
+    program.command("tokens").description("API tokens: create, list, revoke"),
+    "waybill tokens create --name ci --type cli",
+    "waybill tokens list",
+  );
 
   examples(
     tokens
@@ -59,7 +63,10 @@ export function registerTokens(program: Command): void {
       .action(
         action(async (context, options: { limit: number }) => {
           const api = context.api();
-          const items = await context.wait("Loading tokens", collect(options.limit, (query) => data(api.GET("/tokens", { params: { query } }))));
+          const items = await context.wait(
+            "Loading tokens",
+            collect(options.limit, (query) => data(api.GET("/tokens", { params: { query } }))),
+          );
           context.print.list(items, tokenColumns, "No tokens.");
         }),
       ),

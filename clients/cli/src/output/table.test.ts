@@ -20,14 +20,32 @@ describe("renderTable", () => {
 
   it("measures cells by what shows, not by their colour codes", () => {
     const c = colors(true);
-    const text = renderTable([{ s: c.green("ok") }, { s: "failed" }], [{ header: "status", value: (r) => r.s }, { header: "x", value: () => "1" }], c);
-    const rows = text.split("\n").slice(1).map((row) => row.replace(/\u001b\[[0-9;]*m/g, ""));
+    const text = renderTable(
+      [{ s: c.green("ok") }, { s: "failed" }],
+      [
+        { header: "status", value: (r) => r.s },
+        { header: "x", value: () => "1" },
+      ],
+      c,
+    );
+    const rows = text
+      .split("\n")
+      .slice(1)
+      .map((row) => row.replace(/\u001b\[[0-9;]*m/g, ""));
     expect(rows).toEqual(["ok      1", "failed  1"]);
   });
 });
 
 describe("renderRecord", () => {
   it("lines up keys", () => {
-    expect(renderRecord([["id", "1"], ["status", "active"]], colors(false))).toBe("id      1\nstatus  active");
+    expect(
+      renderRecord(
+        [
+          ["id", "1"],
+          ["status", "active"],
+        ],
+        colors(false),
+      ),
+    ).toBe("id      1\nstatus  active");
   });
 });

@@ -2,7 +2,19 @@
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import type { ReactNode } from "react";
 
-export function Confirm({ trigger, title, description, action, onConfirm }: { trigger: string; title: string; description: ReactNode; action: string; onConfirm: () => void }) {
+export function Confirm({
+  trigger,
+  title,
+  description,
+  action,
+  onConfirm,
+}: {
+  trigger: string;
+  title: string;
+  description: ReactNode;
+  action: string;
+  onConfirm: () => void;
+}) {
   return (
     <AlertDialog.Root>
       <AlertDialog.Trigger asChild>

@@ -44,7 +44,11 @@ export function DeliveriesChart({ series }: { series: HourlyOutcomes }) {
   const total = series.succeeded.reduce((a, b) => a + b, 0) + series.failed.reduce((a, b) => a + b, 0);
   return (
     <figure>
-      <div ref={box} role="img" aria-label={`Chart of deliveries per hour: ${series.succeeded.reduce((a, b) => a + b, 0)} succeeded, ${series.failed.reduce((a, b) => a + b, 0)} failed`} />
+      <div
+        ref={box}
+        role="img"
+        aria-label={`Chart of deliveries per hour: ${series.succeeded.reduce((a, b) => a + b, 0)} succeeded, ${series.failed.reduce((a, b) => a + b, 0)} failed`}
+      />
       <figcaption>{total === 0 ? "No deliveries in the last 24 hours." : `${total} deliveries in the last 24 hours.`}</figcaption>
     </figure>
   );

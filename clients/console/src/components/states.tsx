@@ -34,7 +34,15 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
 }
 
 /** Renders a query's three states, and its data when it has some. */
-export function QueryView<T>({ query, what, children }: { query: { isPending: boolean; error: unknown; data: T | undefined; refetch: () => unknown }; what: string; children: (data: T) => ReactNode }) {
+export function QueryView<T>({
+  query,
+  what,
+  children,
+}: {
+  query: { isPending: boolean; error: unknown; data: T | undefined; refetch: () => unknown };
+  what: string;
+  children: (data: T) => ReactNode;
+}) {
   if (query.isPending) return <Loading what={what} />;
   if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
   return <>{children(query.data as T)}</>;

@@ -25,7 +25,9 @@ export default function Dashboard() {
     queryKey: ["dashboard-deliveries"],
     queryFn: async () => {
       const hooks = (await api.GET("/hooks", { params: { query: { limit: 100 } } })).data!.data;
-      const executions = await Promise.all(hooks.map(async (h) => (await api.GET("/hooks/{id}/executions", { params: { path: { id: h.id }, query: { limit: 100 } } })).data!.data));
+      const executions = await Promise.all(
+        hooks.map(async (h) => (await api.GET("/hooks/{id}/executions", { params: { path: { id: h.id }, query: { limit: 100 } } })).data!.data),
+      );
       return hourlyOutcomes(executions.flat(), Date.now());
     },
   });
@@ -33,7 +35,10 @@ export default function Dashboard() {
   const low = useQuery({
     queryKey: ["dashboard-low"],
     queryFn: async () => {
-      const [products, stock] = await Promise.all([api.GET("/products", { params: { query: { limit: 100 } } }), api.GET("/inventory", { params: { query: {} } })]);
+      const [products, stock] = await Promise.all([
+        api.GET("/products", { params: { query: { limit: 100 } } }),
+        api.GET("/inventory", { params: { query: {} } }),
+      ]);
       return products.data!.data.filter((p) => {
         if (p.lowStockThreshold === null || p.lowStockThreshold === undefined) return false;
         const available = stock.data!.data.filter((s) => s.productId === p.id).reduce((sum, s) => sum + s.available, 0);
@@ -73,7 +78,19 @@ export default function Dashboard() {
         <article aria-labelledby="tile-low">
           <h2 id="tile-low">Low stock</h2>
           <QueryView query={low} what="stock">
-            {(list) => (list.length === 0 ? <p>Nothing is low.</p> : <ul>{list.map((p) => <li key={p.id}>{p.sku} {p.name}</li>)}</ul>)}
+            {(list) =>
+              list.length === 0 ? (
+                <p>Nothing is low.</p>
+              ) : (
+                <ul>
+                  {list.map((p) => (
+                    <li key={p.id}>
+                      {p.sku} {p.name}
+                    </li>
+                  ))}
+                </ul>
+              )
+            }
           </QueryView>
         </article>
       </div>

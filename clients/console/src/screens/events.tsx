@@ -30,7 +30,13 @@ export default function Events() {
     const stop = new AbortController();
     void (async () => {
       try {
-        for await (const e of streamEvents({ baseUrl: window.location.origin, token: () => session?.token, kinds: kind ? [kind] : [], signal: stop.signal, onStatus: (s) => setConnected(s.state === "open") })) {
+        for await (const e of streamEvents({
+          baseUrl: window.location.origin,
+          token: () => session?.token,
+          kinds: kind ? [kind] : [],
+          signal: stop.signal,
+          onStatus: (s) => setConnected(s.state === "open"),
+        })) {
           setLive((previous) => [e.event as unknown as LoggedEvent, ...previous].slice(0, 100));
         }
       } catch {

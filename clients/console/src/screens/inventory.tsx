@@ -57,7 +57,12 @@ export default function Inventory() {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          adjust.mutate({ productId: String(form.get("productId")), location: String(form.get("location") || "default"), delta: Number(form.get("delta")), reason: String(form.get("reason")) });
+          adjust.mutate({
+            productId: String(form.get("productId")),
+            location: String(form.get("location") || "default"),
+            delta: Number(form.get("delta")),
+            reason: String(form.get("reason")),
+          });
         }}
       >
         <label>

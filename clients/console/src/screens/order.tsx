@@ -27,8 +27,15 @@ export default function Order() {
   const { id = "" } = useParams();
   const api = useApi();
   const client = useQueryClient();
-  const order = useQuery({ queryKey: ["order", id], queryFn: async () => (await api.GET("/orders/{id}", { params: { path: { id } } })).data!, refetchInterval: 5_000 });
-  const shipments = useQuery({ queryKey: ["shipments", id], queryFn: async () => (await api.GET("/shipments", { params: { query: { orderId: id } } })).data!.data });
+  const order = useQuery({
+    queryKey: ["order", id],
+    queryFn: async () => (await api.GET("/orders/{id}", { params: { path: { id } } })).data!,
+    refetchInterval: 5_000,
+  });
+  const shipments = useQuery({
+    queryKey: ["shipments", id],
+    queryFn: async () => (await api.GET("/shipments", { params: { query: { orderId: id } } })).data!.data,
+  });
   const events = useQuery({
     queryKey: ["order-events", id],
     queryFn: async () => {
@@ -40,7 +47,8 @@ export default function Order() {
     refetchInterval: 5_000,
   });
   const change = useMutation({
-    mutationFn: async (status: "ready" | "inProgress" | "completed" | "cancelled") => (await api.POST("/orders/{id}/status", { params: { path: { id } }, body: { status } })).data!,
+    mutationFn: async (status: "ready" | "inProgress" | "completed" | "cancelled") =>
+      (await api.POST("/orders/{id}/status", { params: { path: { id } }, body: { status } })).data!,
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: ["order", id] });
       void client.invalidateQueries({ queryKey: ["order-events", id] });

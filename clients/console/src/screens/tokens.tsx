@@ -35,7 +35,11 @@ export default function Tokens() {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
           const expires = String(form.get("expiresAt") ?? "");
-          create.mutate({ name: String(form.get("name")), type: form.get("type") as (typeof TYPES)[number], ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}) });
+          create.mutate({
+            name: String(form.get("name")),
+            type: form.get("type") as (typeof TYPES)[number],
+            ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+          });
         }}
       >
         <label>
@@ -90,7 +94,13 @@ export default function Tokens() {
                         {t.revokedAt ? (
                           `revoked ${when(t.revokedAt)}`
                         ) : (
-                          <Confirm trigger={`Revoke ${t.name}`} title={`Revoke ${t.name}?`} description="It stops working at once, everywhere (HTTP and MQTT). This cannot be undone." action="Revoke" onConfirm={() => revoke.mutate(t.id)} />
+                          <Confirm
+                            trigger={`Revoke ${t.name}`}
+                            title={`Revoke ${t.name}?`}
+                            description="It stops working at once, everywhere (HTTP and MQTT). This cannot be undone."
+                            action="Revoke"
+                            onConfirm={() => revoke.mutate(t.id)}
+                          />
                         )}
                       </td>
                     </tr>

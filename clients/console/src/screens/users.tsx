@@ -8,7 +8,11 @@ export default function Users() {
   const api = useApi();
   const { session } = useSession();
   const client = useQueryClient();
-  const users = useQuery({ queryKey: ["users"], queryFn: async () => (await api.GET("/users", { params: { query: { limit: 100 } } })).data!.data, enabled: session?.role === "admin" });
+  const users = useQuery({
+    queryKey: ["users"],
+    queryFn: async () => (await api.GET("/users", { params: { query: { limit: 100 } } })).data!.data,
+    enabled: session?.role === "admin",
+  });
   const create = useMutation({
     mutationFn: async (body: { email: string; password: string; role: "admin" | "member" }) => api.POST("/users", { body }),
     onSuccess: () => void client.invalidateQueries({ queryKey: ["users"] }),

@@ -32,11 +32,13 @@ export default function Warehouse() {
     onSuccess: setFound,
   });
   const deliver = useMutation({
-    mutationFn: async ({ id, receivedBy }: { id: string; receivedBy: string }) => (await api.POST("/shipments/{id}/delivery", { params: { path: { id } }, body: receivedBy ? { receivedBy } : {} })).data!,
+    mutationFn: async ({ id, receivedBy }: { id: string; receivedBy: string }) =>
+      (await api.POST("/shipments/{id}/delivery", { params: { path: { id } }, body: receivedBy ? { receivedBy } : {} })).data!,
     onSuccess: (s) => setFound((list) => list?.map((f) => (f.id === s.id ? { ...f, status: s.status } : f))),
   });
   const count = useMutation({
-    mutationFn: async (body: { productId: string; location: string; setTo: number }) => api.POST("/inventory/adjustments", { body: { ...body, reason: "stock count" } }),
+    mutationFn: async (body: { productId: string; location: string; setTo: number }) =>
+      api.POST("/inventory/adjustments", { body: { ...body, reason: "stock count" } }),
   });
   return (
     <section aria-labelledby="warehouse-title" className="warehouse">
@@ -60,7 +62,8 @@ export default function Warehouse() {
         {found?.map((f) => (
           <li key={f.id}>
             <p>
-              {f.type === "order" ? <Link to={`/orders/${f.id}`}>Order {f.label}</Link> : `Shipment ${f.label}`} · <span className={`badge ${f.status}`}>{f.status}</span>
+              {f.type === "order" ? <Link to={`/orders/${f.id}`}>Order {f.label}</Link> : `Shipment ${f.label}`} ·{" "}
+              <span className={`badge ${f.status}`}>{f.status}</span>
             </p>
             {f.type === "shipment" && f.status !== "delivered" && (
               <form
@@ -87,7 +90,11 @@ export default function Warehouse() {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          count.mutate({ productId: String(form.get("productId")).trim(), location: String(form.get("location") || "default"), setTo: Number(form.get("setTo")) });
+          count.mutate({
+            productId: String(form.get("productId")).trim(),
+            location: String(form.get("location") || "default"),
+            setTo: Number(form.get("setTo")),
+          });
         }}
       >
         <label>

@@ -14,17 +14,26 @@ export default function Webhook() {
   const client = useQueryClient();
   const path = { params: { path: { id } } };
   const hook = useQuery({ queryKey: ["hook", id], queryFn: async () => (await api.GET("/hooks/{id}", path)).data! });
-  const executions = useQuery({ queryKey: ["executions", id], queryFn: async () => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50 } } })).data!.data });
+  const executions = useQuery({
+    queryKey: ["executions", id],
+    queryFn: async () => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50 } } })).data!.data,
+  });
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ["hook", id] });
     void client.invalidateQueries({ queryKey: ["executions", id] });
     void client.invalidateQueries({ queryKey: ["hooks"] });
   };
   const [secret, setSecret] = useState<string>();
-  const status = useMutation({ mutationFn: async (next: "active" | "paused") => api.PUT("/hooks/{id}", { ...path, body: { status: next } }), onSuccess: refresh });
+  const status = useMutation({
+    mutationFn: async (next: "active" | "paused") => api.PUT("/hooks/{id}", { ...path, body: { status: next } }),
+    onSuccess: refresh,
+  });
   const rotate = useMutation({ mutationFn: async () => (await api.POST("/hooks/{id}/rotate", path)).data!, onSuccess: (r) => setSecret(r.secret) });
   const test = useMutation({ mutationFn: async () => (await api.POST("/hooks/{id}/test", path)).data!, onSuccess: refresh });
-  const retry = useMutation({ mutationFn: async (executionId: string) => api.POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } } }), onSuccess: () => setTimeout(refresh, 500) });
+  const retry = useMutation({
+    mutationFn: async (executionId: string) => api.POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } } }),
+    onSuccess: () => setTimeout(refresh, 500),
+  });
   const recover = useMutation({
     mutationFn: async (since: string) => (await api.POST("/hooks/{id}/recover", { ...path, body: { since } })).data!,
     onSuccess: () => setTimeout(refresh, 500),
@@ -91,7 +100,8 @@ export default function Webhook() {
           {secret && <SecretOnce label="New signing secret" value={secret} />}
           {test.data && (
             <p className="notice" role="status">
-              Test delivery: {test.data.outcome}, status {test.data.statusCode ?? "none"}, {test.data.durationMs} ms{test.data.error ? ` (${test.data.error})` : ""}
+              Test delivery: {test.data.outcome}, status {test.data.statusCode ?? "none"}, {test.data.durationMs} ms
+              {test.data.error ? ` (${test.data.error})` : ""}
             </p>
           )}
           <h2>Executions</h2>
@@ -105,7 +115,8 @@ export default function Webhook() {
                     <li key={e.id}>
                       <details>
                         <summary>
-                          <span className={`badge ${e.outcome}`}>{e.outcome}</span> {e.eventKind} · status {e.statusCode ?? "none"} · {e.durationMs} ms · attempt {e.attempt} · {e.trigger} · {when(e.requestedAt)}
+                          <span className={`badge ${e.outcome}`}>{e.outcome}</span> {e.eventKind} · status {e.statusCode ?? "none"} · {e.durationMs} ms ·
+                          attempt {e.attempt} · {e.trigger} · {when(e.requestedAt)}
                         </summary>
                         {e.error && <p>Error: {e.error}</p>}
                         <h3>Response headers</h3>
