@@ -12,6 +12,12 @@ export default defineConfig({
     // Inline assets would be data: URLs; the CSP allows them for images only, so keep files.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    rollupOptions: {
+      // Libraries mark their modules "use client" for React Server Components; meaningless here.
+      onwarn(warning, warn) {
+        if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
+      },
+    },
   },
   server: { proxy: { "/v1": "http://127.0.0.1:8080" } },
 });

@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Middleware } from "koa";
+import { pagePolicy } from "./page-policy.js";
 
 /** Paths the console never answers: the API, its reference and the ops endpoints (/metrics stays a 404 here). */
 const NOT_CONSOLE = /^\/(?:v1|docs|metrics|healthz|readyz)(?:\/|$)/;
@@ -15,20 +16,8 @@ export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
 /** index.html, the service worker and the manifest must be revalidated, or an update never lands. */
 export const REVALIDATE_CACHE = "no-cache";
 
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/** The installed app also loads its manifest and its service worker from this origin. */
+export const CONSOLE_CSP = pagePolicy({ formAction: "'self'", more: ["manifest-src 'self'", "worker-src 'self'"] });
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": CONSOLE_CSP,

@@ -1,6 +1,7 @@
 // GET /docs: the API reference, rendered in the browser by Swagger UI from /v1/openapi.json. Every
 // file comes from this server (the swagger-ui-dist package, and our own page and start script), so
 // viewing it needs no other network; the Content-Security-Policy holds the page to that.
+import { pagePolicy } from "./page-policy.js";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -14,18 +15,7 @@ const ASSETS_PATH = `${DOCS_PATH}/assets/`;
  * needs none: the browser test fails on any CSP violation, which Chromium reports as a console
  * error). data: images are Swagger UI's own icons.
  */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const DOCS_CSP = pagePolicy({ formAction: "'none'" });
 
 const PAGE = `<!doctype html>
 <html lang="en">

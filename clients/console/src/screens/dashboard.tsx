@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { DeliveriesChart, hourlyOutcomes } from "../components/deliveries-chart.js";
 import { QueryView } from "../components/states.js";
 import { useApi } from "../session.js";
+import { isLow } from "./inventory.js";
 import { ORDER_STATUSES } from "./orders.js";
 
 export default function Dashboard() {
@@ -39,11 +40,7 @@ export default function Dashboard() {
         api.GET("/products", { params: { query: { limit: 100 } } }),
         api.GET("/inventory", { params: { query: {} } }),
       ]);
-      return products.data!.data.filter((p) => {
-        if (p.lowStockThreshold === null || p.lowStockThreshold === undefined) return false;
-        const available = stock.data!.data.filter((s) => s.productId === p.id).reduce((sum, s) => sum + s.available, 0);
-        return available <= p.lowStockThreshold;
-      });
+      return products.data!.data.filter((p) => isLow(p, stock.data!.data));
     },
   });
   return (

@@ -1,4 +1,5 @@
 // Devices: connected or not, last seen, and their recent readings (device.reading events).
+import { Table } from "../components/table.js";
 import { useQuery } from "@tanstack/react-query";
 import { when } from "../components/format.js";
 import { Empty, QueryView } from "../components/states.js";
@@ -27,36 +28,27 @@ export default function Devices() {
           list.length === 0 ? (
             <Empty>No device has connected yet. Devices sign in over MQTT with a sensor token.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Device</th>
-                    <th scope="col">Connected</th>
-                    <th scope="col">Last seen</th>
-                    <th scope="col">Recent readings</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((d) => (
-                    <tr key={d.id}>
-                      <td>{d.id}</td>
-                      <td>
-                        <span className={`badge ${d.connected ? "active" : "paused"}`}>{d.connected ? "connected" : "disconnected"}</span>
-                      </td>
-                      <td>{when(d.lastSeenAt)}</td>
-                      <td>
-                        {(readings.data ?? [])
-                          .filter((r) => r.deviceId === d.id)
-                          .slice(0, 3)
-                          .map((r) => JSON.stringify(r.reading))
-                          .join("; ") || "—"}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={list}
+              rowKey={(d) => d.id}
+              columns={[
+                { header: "Device", cell: (d) => d.id },
+                {
+                  header: "Connected",
+                  cell: (d) => <span className={`badge ${d.connected ? "active" : "paused"}`}>{d.connected ? "connected" : "disconnected"}</span>,
+                },
+                { header: "Last seen", cell: (d) => when(d.lastSeenAt) },
+                {
+                  header: "Recent readings",
+                  cell: (d) =>
+                    (readings.data ?? [])
+                      .filter((r) => r.deviceId === d.id)
+                      .slice(0, 3)
+                      .map((r) => JSON.stringify(r.reading))
+                      .join("; ") || "—",
+                },
+              ]}
+            />
           )
         }
       </QueryView>

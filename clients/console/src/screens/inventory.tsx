@@ -1,7 +1,15 @@
 // Inventory: products with their stock per location, low-stock badges, and a stock adjustment.
+import type { Product, StockLevel } from "@waybill/sdk";
+import { Table } from "../components/table.js";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Empty, ErrorState, QueryView } from "../components/states.js";
 import { useApi } from "../session.js";
+
+/** At or under its threshold across every location. */
+export function isLow(product: Product, stock: StockLevel[]): boolean {
+  if (product.lowStockThreshold === null || product.lowStockThreshold === undefined) return false;
+  return stock.filter((s) => s.productId === product.id).reduce((sum, s) => sum + s.available, 0) <= product.lowStockThreshold;
+}
 
 export default function Inventory() {
   const api = useApi();
@@ -20,33 +28,28 @@ export default function Inventory() {
           list.length === 0 ? (
             <Empty>No products yet.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">SKU</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Stock per location (available)</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((p) => {
+            <Table
+              rows={list}
+              rowKey={(p) => p.id}
+              columns={[
+                { header: "SKU", cell: (p) => p.sku },
+                {
+                  header: "Name",
+                  cell: (p) => (
+                    <>
+                      {p.name} {isLow(p, stock.data ?? []) && <span className="badge low">low stock</span>}
+                    </>
+                  ),
+                },
+                {
+                  header: "Stock per location (available)",
+                  cell: (p) => {
                     const levels = (stock.data ?? []).filter((s) => s.productId === p.id);
-                    const available = levels.reduce((sum, s) => sum + s.available, 0);
-                    const low = p.lowStockThreshold !== null && p.lowStockThreshold !== undefined && available <= p.lowStockThreshold;
-                    return (
-                      <tr key={p.id}>
-                        <td>{p.sku}</td>
-                        <td>
-                          {p.name} {low && <span className="badge low">low stock</span>}
-                        </td>
-                        <td>{levels.length === 0 ? "none" : levels.map((s) => `${s.location}: ${s.available} (${s.onHand} on hand)`).join(", ")}</td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+                    return levels.length === 0 ? "none" : levels.map((s) => `${s.location}: ${s.available} (${s.onHand} on hand)`).join(", ");
+                  },
+                },
+              ]}
+            />
           )
         }
       </QueryView>

@@ -1,5 +1,6 @@
 // One order: lines and total, the status changes it allows as buttons (a refusal shows the API's
 // detail), its timeline and the events of its operations, and its shipments.
+import { Table } from "../components/table.js";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "react-router";
 import { when } from "../components/format.js";
@@ -73,28 +74,16 @@ export default function Order() {
           </fieldset>
           {change.error && <ErrorState error={change.error} />}
           <h2>Lines</h2>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">Quantity</th>
-                  <th scope="col">Price</th>
-                </tr>
-              </thead>
-              <tbody>
-                {o.orderItems.map((line, i) => (
-                  // Lines have no id of their own; their position is their identity within the order.
-                  // biome-ignore lint/suspicious/noArrayIndexKey: see above
-                  <tr key={`${line.productId}-${i}`}>
-                    <td>{line.productId}</td>
-                    <td>{line.quantity}</td>
-                    <td>{line.price}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            rows={o.orderItems}
+            // Lines have no id of their own: their position is their identity within the order.
+            rowKey={(line, i) => `${i}-${line.productId}`}
+            columns={[
+              { header: "Product", cell: (line) => line.productId },
+              { header: "Quantity", cell: (line) => line.quantity },
+              { header: "Price", cell: (line) => line.price },
+            ]}
+          />
           <h2>Timeline and related events</h2>
           <QueryView query={events} what="events">
             {(list) =>

@@ -1,4 +1,5 @@
 // Orders: filter by status, page through with the API's cursors.
+import { Table } from "../components/table.js";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
@@ -43,36 +44,23 @@ export default function Orders() {
             {data.length === 0 ? (
               <Empty>No orders{status ? ` with status ${status}` : ""}.</Empty>
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Order</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Total</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.map((o) => (
-                      <tr key={o.id}>
-                        <td>
-                          <Link to={`/orders/${o.id}`}>{o.shortId}</Link>
-                        </td>
-                        <td>
-                          <span className={`badge ${o.status}`} data-testid={`status-${o.shortId}`}>
-                            {o.status}
-                          </span>
-                        </td>
-                        <td>
-                          {o.total} {o.currency}
-                        </td>
-                        <td>{when(o.createdAt)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table
+                rows={data}
+                rowKey={(o) => o.id}
+                columns={[
+                  { header: "Order", cell: (o) => <Link to={`/orders/${o.id}`}>{o.shortId}</Link> },
+                  {
+                    header: "Status",
+                    cell: (o) => (
+                      <span className={`badge ${o.status}`} data-testid={`status-${o.shortId}`}>
+                        {o.status}
+                      </span>
+                    ),
+                  },
+                  { header: "Total", cell: (o) => `${o.total} ${o.currency}` },
+                  { header: "Created", cell: (o) => when(o.createdAt) },
+                ]}
+              />
             )}
             <div className="pager">
               <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>

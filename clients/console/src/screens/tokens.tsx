@@ -1,4 +1,5 @@
 // API tokens: create (value shown once), list with last use, revoke with confirmation.
+import { Table } from "../components/table.js";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Confirm } from "../components/confirm.js";
@@ -70,44 +71,32 @@ export default function Tokens() {
           list.length === 0 ? (
             <Empty>No tokens yet.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((t) => (
-                    <tr key={t.id}>
-                      <td>{t.name}</td>
-                      <td>{t.type}</td>
-                      <td>{when(t.createdAt)}</td>
-                      <td>{when(t.expiresAt)}</td>
-                      <td>{t.lastUsedAt ? when(t.lastUsedAt) : "never"}</td>
-                      <td>
-                        {t.revokedAt ? (
-                          `revoked ${when(t.revokedAt)}`
-                        ) : (
-                          <Confirm
-                            trigger={`Revoke ${t.name}`}
-                            title={`Revoke ${t.name}?`}
-                            description="It stops working at once, everywhere (HTTP and MQTT). This cannot be undone."
-                            action="Revoke"
-                            onConfirm={() => revoke.mutate(t.id)}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={list}
+              rowKey={(t) => t.id}
+              columns={[
+                { header: "Name", cell: (t) => t.name },
+                { header: "Type", cell: (t) => t.type },
+                { header: "Created", cell: (t) => when(t.createdAt) },
+                { header: "Expires", cell: (t) => when(t.expiresAt) },
+                { header: "Last used", cell: (t) => (t.lastUsedAt ? when(t.lastUsedAt) : "never") },
+                {
+                  header: "State",
+                  cell: (t) =>
+                    t.revokedAt ? (
+                      `revoked ${when(t.revokedAt)}`
+                    ) : (
+                      <Confirm
+                        trigger={`Revoke ${t.name}`}
+                        title={`Revoke ${t.name}?`}
+                        description="It stops working at once, everywhere (HTTP and MQTT). This cannot be undone."
+                        action="Revoke"
+                        onConfirm={() => revoke.mutate(t.id)}
+                      />
+                    ),
+                },
+              ]}
+            />
           )
         }
       </QueryView>

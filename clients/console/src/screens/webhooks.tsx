@@ -1,4 +1,5 @@
 // Webhooks: the list with counts and last run, and `New webhook` (the signing secret shown once).
+import { Table } from "../components/table.js";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
@@ -67,38 +68,19 @@ export default function Webhooks() {
           list.length === 0 ? (
             <Empty>No webhooks yet: create one to receive signed events.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">URL</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Succeeded</th>
-                    <th scope="col">Failed</th>
-                    <th scope="col">Last run</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((h) => (
-                    <tr key={h.id}>
-                      <td>
-                        <Link to={`/webhooks/${h.id}`}>{h.name}</Link>
-                      </td>
-                      <td className="url">{h.url}</td>
-                      <td>{h.on}</td>
-                      <td>
-                        <span className={`badge ${h.status}`}>{h.status}</span>
-                      </td>
-                      <td>{h.successCount}</td>
-                      <td>{h.errorCount}</td>
-                      <td>{when(h.lastRunAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={list}
+              rowKey={(h) => h.id}
+              columns={[
+                { header: "Name", cell: (h) => <Link to={`/webhooks/${h.id}`}>{h.name}</Link> },
+                { header: "URL", cell: (h) => <span className="url">{h.url}</span> },
+                { header: "Kind", cell: (h) => h.on },
+                { header: "Status", cell: (h) => <span className={`badge ${h.status}`}>{h.status}</span> },
+                { header: "Succeeded", cell: (h) => h.successCount },
+                { header: "Failed", cell: (h) => h.errorCount },
+                { header: "Last run", cell: (h) => when(h.lastRunAt) },
+              ]}
+            />
           )
         }
       </QueryView>
