@@ -135,6 +135,7 @@ async function main(): Promise<void> {
     say("");
     say("Waybill is running.");
     say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
+    say(`  Console:   ${edge.url}/   (sign in with the admin's email and password)`);
     say(`  API docs:  ${edge.url}/docs`);
     say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
     say(
