@@ -236,10 +236,26 @@ describe("every consumer across a nats-server restart", () => {
         "orders-device-shipments",
       ]);
       await roundWith(async () => {
-        for (const [stream, name] of durables) await jsm.consumers.delete(stream, name);
+        for (const [stream, name] of durables) await deleteConsumer(jsm, stream, name);
       }, "deleted");
     } finally {
       await nc.close();
     }
   }, 150_000);
 });
+
+/**
+ * Deletes a durable, trying again when nats-server 2.9 answers "directory not empty": it can
+ * fail to remove the consumer's folder while the consumer is still writing its state there.
+ */
+async function deleteConsumer(jsm: Awaited<ReturnType<typeof jetstreamManager>>, stream: string, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await jsm.consumers.delete(stream, name);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes("directory not empty")) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
