@@ -257,6 +257,10 @@ describe("console", () => {
       await screenshot(page, "console/phone", "warehouse-delivered");
       const shipments = await api<{ data: { status: string }[] }>("GET", `/shipments?orderId=${order.id}`);
       expect(shipments.data[0].status).toBe("delivered");
+      // The order made through the API shows on the phone, its status moved on by the delivery.
+      await go(page, "Orders", true);
+      await page.getByTestId("status-PHN-1").getByText("completed").waitFor({ timeout: 15_000 });
+      await screenshot(page, "console/phone", "orders-completed");
 
       await page.getByRole("button", { name: "Menu" }).click();
       await page.getByRole("button", { name: "Sign out" }).click();
