@@ -1,5 +1,5 @@
 # One image for every Waybill service; the command picks which one runs, e.g.
-#   docker run waybill dist/services/orders/main.js
+#   docker run waybill services/orders/dist/main.js
 # Build stage: install everything, compile the services to JavaScript (npm run build) and build
 # the clients (SDK, CLI, console). Runtime stage: production dependencies only, the compiled
 # services and the console's static files; no sources, tests, benchmarks or dev tools.
@@ -17,21 +17,24 @@ COPY packages/ packages/
 COPY scripts/ scripts/
 COPY proto/ proto/
 RUN npm ci && npm run build
+# What the runtime stage needs, staged in two folders so the dependency layer stays cached when
+# only code changes: every workspace's package.json, then every package's compiled dist/.
+RUN mkdir -p /stage/manifests /stage/code \
+ && find packages services clients -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /stage/manifests \; \
+ && for d in packages/* services/* clients/sdk clients/console; do if [ -d "$d/dist" ]; then cp -r --parents "$d/dist" /stage/code; fi; done \
+ && find /stage/code -name '*.tsbuildinfo' -delete
 
 FROM node:20.19.5-bookworm-slim AS runtime
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production \
     CONSOLE_DIR=/app/clients/console/dist
 COPY package.json package-lock.json ./
-# Workspace manifests only (npm ci wants them); the clients' built files come from the build stage.
-COPY --from=build /app/clients/sdk/package.json clients/sdk/package.json
-COPY --from=build /app/clients/cli/package.json clients/cli/package.json
-COPY --from=build /app/clients/console/package.json clients/console/package.json
+# Workspace manifests only (npm ci wants them to lay out the workspace links).
+COPY --from=build /stage/manifests/ ./
 # --ignore-scripts: `prepare` builds the clients with dev tools, and they are built already.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
-COPY --from=build /app/dist dist/
-COPY --from=build /app/clients/sdk/dist clients/sdk/dist/
-COPY --from=build /app/clients/console/dist clients/console/dist/
+# The compiled packages (each package's dist/) and the clients' built files.
+COPY --from=build /stage/code/ ./
 
 # The base image's unprivileged user (uid 1000); nothing in /app is writable by it.
 USER node
@@ -41,4 +44,4 @@ EXPOSE 8080 1883 8883 50051-50055 9100-9105
 
 # Node is PID 1's only process, so SIGTERM reaches the service, which drains.
 ENTRYPOINT ["node"]
-CMD ["dist/services/edge/main.js"]
+CMD ["services/edge/dist/main.js"]

@@ -3,7 +3,7 @@
 // streams has nothing pending and nothing unacknowledged.
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Topology } from "../services/platform/nats.js";
+import type { Topology } from "@waybill/platform/nats.js";
 
 export async function waitForDrain(nc: NatsConnection, topology: Topology, timeoutMs = 300_000): Promise<number> {
   const jsm = await jetstreamManager(nc);

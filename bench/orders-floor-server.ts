@@ -11,7 +11,7 @@ import { headers as natsHeaders } from "@nats-io/transport-node";
 import Koa from "koa";
 import pg from "pg";
 import { createOrderBody } from "../services/edge/schemas/orders.js";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 
 const RELAY_BATCH = 500;
 const stream = process.env.FLOOR_STREAM ?? "FLOOR_ORDERS";

@@ -1,6 +1,6 @@
 // Summarises V8 CPU profiles (written by `CPU_PROFILE_DIR=dir npm run bench:…`): self time per
 // function and per package/folder, heaviest first, so a profile can be read without a browser.
-// Run: node --import tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
+// Run: node --conditions=@waybill/source --import tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
 import { readFile } from "node:fs/promises";
 
 interface ProfileNode {

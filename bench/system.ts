@@ -46,7 +46,7 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     ORDERS_GRPC_URL: `127.0.0.1:${ports.orders}`,
     INVENTORY_GRPC_URL: `127.0.0.1:${ports.inventory}`,
     DISPATCHER_GRPC_URL: `127.0.0.1:${ports.dispatcher}`,
-    DEVICES_GRPC_URL: `127.0.0.1:${ports.devices}`,
+    MQTT_GATEWAY_GRPC_URL: `127.0.0.1:${ports.devices}`,
   };
   const children: Child[] = [];
   const pids: Record<string, number> = {};

@@ -8,7 +8,7 @@ import { Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { Agent, request } from "undici";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { createExecutionTable, executionRecord, INSERT_EXECUTIONS, signedHeaders, type FloorHook } from "./floor-executions.js";
 
 const SCHEMA = "webhooks_peer";

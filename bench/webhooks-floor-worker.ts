@@ -9,7 +9,7 @@ import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jet
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { Agent, request } from "undici";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { createExecutionTable, executionRecord, INSERT_EXECUTIONS, signedHeaders, type ExecutionRow, type FloorHook } from "./floor-executions.js";
 
 const SCHEMA = "webhooks_floor";

@@ -1,10 +1,11 @@
-// After `tsc -p tsconfig.build.json`: copies what the compiled services read beside their code
-// (SQL migrations) into dist/, keeping the same layout, so `node dist/services/<name>/main.js`
+// After `tsc -b tsconfig.build.json`: copies what compiled code reads beside itself (SQL
+// migrations) into its package's dist/, keeping the layout, so `node services/<name>/dist/main.js`
 // finds them exactly where the sources do.
 import { cp, readdir } from "node:fs/promises";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
+const PACKAGE_FOLDERS = ["services", "packages"];
 
 async function migrationDirs(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -17,6 +18,15 @@ async function migrationDirs(dir: string): Promise<string[]> {
   return found;
 }
 
-const dirs = await migrationDirs(path.join(root, "services"));
-for (const dir of dirs) await cp(dir, path.join(root, "dist", path.relative(root, dir)), { recursive: true });
-console.log(`copied ${dirs.length} migration folders into dist/`);
+let copied = 0;
+for (const folder of PACKAGE_FOLDERS) {
+  for (const pkg of await readdir(path.join(root, folder), { withFileTypes: true })) {
+    if (!pkg.isDirectory()) continue;
+    const pkgDir = path.join(root, folder, pkg.name);
+    for (const dir of await migrationDirs(pkgDir)) {
+      await cp(dir, path.join(pkgDir, "dist", path.relative(pkgDir, dir)), { recursive: true });
+      copied++;
+    }
+  }
+}
+console.log(`copied ${copied} migration folders into their packages' dist/`);

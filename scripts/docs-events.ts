@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { eventsMarkdown } from "../services/platform/events/catalog-markdown.js";
+import { eventsMarkdown } from "@waybill/contracts/events/catalog-markdown.js";
 
 const target = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "docs", "events.md");
 writeFileSync(target, eventsMarkdown());

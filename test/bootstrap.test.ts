@@ -8,7 +8,7 @@ import { loadIdentityConfig } from "../services/identity/config.js";
 import { startIdentity } from "../services/identity/service.js";
 import { bootstrapCredentialsText } from "../services/identity/bootstrap-credentials.js";
 import { verifyPassword } from "../services/identity/passwords.js";
-import { hashToken } from "../packages/contracts/identity/tokens.js";
+import { hashToken } from "@waybill/contracts/identity/tokens.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment | undefined;

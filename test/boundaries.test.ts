@@ -1,6 +1,7 @@
-// The architecture's rule, enforced by the linter (biome.json, noRestrictedImports): a service
-// imports only its own files, the platform, the generated contracts and packages/*; libraries
-// never import a service; clients use only the SDK. The rule must hold on the tree and must fail
+// The architecture's rule, enforced by the linter (biome.json: noRestrictedImports, and
+// noUndeclaredDependencies against each package's package.json): a service imports only its own
+// files and the libraries @waybill/platform and @waybill/contracts; libraries never import a
+// service and the platform imports no other package; clients use only the SDK. The rule must hold on the tree and must fail
 // on a deliberate cross-service import.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -31,13 +32,20 @@ describe("package boundaries", () => {
   });
 
   it.each([
-    ["services/orders", `import { login } from "../identity/sessions.js";\nexport const probe = login;\n`, "A service imports only its own files"],
+    ["services/orders", `import { login } from "../identity/sessions.js";\nexport const probe = login;\n`, "never another service"],
+    ["services/orders", `import { startIdentity } from "@waybill/identity";\nexport const probe = startIdentity;\n`, "never another service"],
+    ["services/edge/routes", `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`, "never another service"],
+    ["services/edge", `import { newId } from "../../packages/platform/ids.js";\nexport const probe = newId;\n`, "by package name"],
     [
-      "services/edge/routes",
-      `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`,
-      "A service imports only its own files",
+      "packages/contracts/limits",
+      `import { startOrders } from "../../../services/orders/service.js";\nexport const probe = startOrders;\n`,
+      "never import a service",
     ],
-    ["packages/contracts/limits", `import { startOrders } from "../../../services/orders/service.js";\nexport const probe = startOrders;\n`, "never a service"],
+    [
+      "packages/platform",
+      `import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";\nexport const probe = EVENT_KINDS;\n`,
+      "imports no other package",
+    ],
   ])("fail on a deliberate forbidden import from %s", async (folder, source, message) => {
     const file = path.join(ROOT, folder, `boundary-probe-${randomBytes(4).toString("hex")}.ts`);
     await writeFile(file, source);

@@ -31,11 +31,11 @@ describe("compiled services (npm run build, node dist/…)", () => {
       ORDERS_GRPC_URL: `127.0.0.1:${orders}`,
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory}`,
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher}`,
-      DEVICES_GRPC_URL: `127.0.0.1:${devices}`,
+      MQTT_GATEWAY_GRPC_URL: `127.0.0.1:${devices}`,
     };
     const grpcPort = { identity, orders, inventory, dispatcher, "mqtt-gateway": devices, edge: 0 };
     const start = async (service: (typeof SERVICES)[number]) => {
-      const child = runJs(`dist/services/${service}/main.js`, {
+      const child = runJs(`services/${service}/dist/main.js`, {
         ...common,
         GRPC_PORT: String(grpcPort[service]),
         OPS_PORT: String(opsPorts.get(service)),

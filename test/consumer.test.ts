@@ -1,10 +1,11 @@
 // The idempotent-consumer helper on a real stream: a failed message is redelivered, and a
 // message seen twice changes state once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processOnce, processOnceBatch, startConsumer } from "../services/platform/consumer.js";
-import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
-import { createLogger } from "../services/platform/logger.js";
-import { connectBus, ensureStreams, publishDurable, type Bus } from "../services/platform/nats.js";
+import { processOnce, processOnceBatch, startConsumer } from "@waybill/platform/consumer.js";
+import { createPool, ensureDatabase, type Pool } from "@waybill/platform/db.js";
+import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus, ensureStreams, publishDurable, type Bus } from "@waybill/platform/nats.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
 

@@ -3,13 +3,14 @@
 // replay publishes it again. The dispatcher refuses an invalid event before it joins a batch.
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBatcher } from "../services/platform/batcher.js";
-import { startConsumer } from "../services/platform/consumer.js";
-import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
-import { createDeadLetters, listDeadLetters, replayDeadLetter } from "../services/platform/dead-letters.js";
-import { newId } from "../services/platform/ids.js";
-import { createLogger } from "../services/platform/logger.js";
-import { connectBus, ensureStreams, headers, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "../services/platform/nats.js";
+import { createBatcher } from "@waybill/platform/batcher.js";
+import { startConsumer } from "@waybill/platform/consumer.js";
+import { createPool, ensureDatabase, type Pool } from "@waybill/platform/db.js";
+import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
+import { createDeadLetters, listDeadLetters, replayDeadLetter } from "@waybill/platform/dead-letters.js";
+import { newId } from "@waybill/platform/ids.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus, ensureStreams, headers, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
 import { client, createCustomer } from "./orders-fixtures.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";

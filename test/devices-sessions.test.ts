@@ -10,7 +10,7 @@ import { freePort } from "../services/launcher/ports.js";
 import { client, eventsUntil, type Call } from "./orders-fixtures.js";
 import { readStream } from "./support/bus.js";
 import { eventually } from "./support/http.js";
-import { ROOT } from "./support/processes.js";
+import { NODE_ARGS, ROOT } from "./support/processes.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 
@@ -46,7 +46,7 @@ const closed = (device: MqttClient) => new Promise<number>((resolve) => device.o
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The gateway's main.ts as its own node process (no tsx wrapper process, so kill -9 hits the gateway itself). */
 function startGatewayProcess(env: Record<string, string>): { process: ChildProcess; started: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "services/mqtt-gateway/main.ts")], {
+  const child = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, "services/mqtt-gateway/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

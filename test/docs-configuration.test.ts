@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./support/processes.js";
 
 const configFiles = () => [
-  "services/platform/config.ts",
+  "packages/platform/config.ts",
   "services/launcher/main.ts",
   ...readdirSync(path.join(ROOT, "services"))
     .map((service) => `services/${service}/config.ts`)

@@ -1,7 +1,7 @@
 // GET /v1/events reads the tenant's event log; GET /v1/event-kinds lists the catalog;
 // GET /v1/openapi.json is open.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_KINDS } from "../services/platform/events/catalog.js";
+import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 

@@ -7,8 +7,8 @@ import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jet
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../services/platform/ids.js";
-import { TENANT_ID_NATS_HEADER } from "../services/platform/nats.js";
+import { newId } from "@waybill/platform/ids.js";
+import { TENANT_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { client, createCustomer, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { openSse, type SseReader } from "./support/sse.js";

@@ -1,4 +1,4 @@
-// The gRPC code under services/gen must be what `npm run gen` makes from proto/ today.
+// The gRPC code under packages/contracts/gen must be what `npm run gen` makes from proto/ today.
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -22,8 +22,8 @@ describe("generated gRPC code", () => {
     const out = await mkdtemp(path.join(os.tmpdir(), "waybill-gen-"));
     try {
       await run(path.join(root, "node_modules/.bin/buf"), ["generate", "--output", out], { cwd: root });
-      const fresh = path.join(out, "services/gen");
-      const committed = path.join(root, "services/gen");
+      const fresh = path.join(out, "packages/contracts/gen");
+      const committed = path.join(root, "packages/contracts/gen");
       const files = await listFiles(fresh);
       expect(await listFiles(committed)).toEqual(files);
       for (const file of files) {

@@ -1,8 +1,9 @@
 // Housekeeping against a real PostgreSQL: expired inbox ids and Idempotency-Key records go,
 // recent ones stay (a replay within 24 h and a redelivery within a week still work).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
-import { pruneExpired } from "../services/platform/housekeeping.js";
+import { createPool, type Pool } from "@waybill/platform/db.js";
+import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
+import { pruneExpired } from "@waybill/platform/housekeeping.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment;

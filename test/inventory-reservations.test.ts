@@ -3,11 +3,11 @@
 import { credentials } from "@grpc/grpc-js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InventoryServiceClient, type StockLevel } from "../services/gen/waybill/inventory/v1/inventory.js";
-import { contextFrom, runInContext } from "../services/platform/context.js";
-import { AppError, ConflictError, ValidationError } from "../services/platform/errors.js";
-import { callUnary } from "../services/platform/grpc.js";
-import { newId } from "../services/platform/ids.js";
+import { InventoryServiceClient, type StockLevel } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { contextFrom, runInContext } from "@waybill/platform/context.js";
+import { AppError, ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import { callUnary } from "@waybill/platform/grpc.js";
+import { newId } from "@waybill/platform/ids.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";

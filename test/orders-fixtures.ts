@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { expect } from "vitest";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { readStream, type StoredMessage } from "./support/bus.js";
 import { eventually, request, type Answer } from "./support/http.js";
 import type { Stack } from "./support/stack.js";

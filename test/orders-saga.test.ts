@@ -7,10 +7,11 @@ import type { OrdersDeps } from "../services/orders/deps.js";
 import type { InventoryPort } from "../services/orders/inventory-port.js";
 import { changeOrderStatus } from "../services/orders/order-transitions.js";
 import { createOrder, getOrder } from "../services/orders/orders.js";
-import { createPool, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "../services/platform/db.js";
-import { ConflictError, UnavailableError } from "../services/platform/errors.js";
-import { createLogger } from "../services/platform/logger.js";
-import type { Topology } from "../services/platform/nats.js";
+import { createPool, type Pool } from "@waybill/platform/db.js";
+import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
+import { ConflictError, UnavailableError } from "@waybill/platform/errors.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 const TENANT = "ten_01jc0000000000000000000000";

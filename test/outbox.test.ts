@@ -2,11 +2,13 @@
 // relay that dies after publishing but before marking does not produce a second event.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool, notifyOutboxCommitted } from "../services/platform/db.js";
-import { newId } from "../services/platform/ids.js";
-import { createLogger } from "../services/platform/logger.js";
-import { connectBus } from "../services/platform/nats.js";
-import { appendEvents, createOutboxRelay } from "../services/platform/outbox.js";
+import { createPool } from "@waybill/platform/db.js";
+import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
+import { newId } from "@waybill/platform/ids.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus } from "@waybill/platform/nats.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
+import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";

@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../services/launcher/ports.js";
 import { startPrivateNats, startPrivatePostgres } from "../services/launcher/private-servers.js";
-import { ROOT } from "./support/processes.js";
+import { NODE_ARGS, ROOT } from "./support/processes.js";
 
 describe("private servers", () => {
   it("starts a nats-server with JetStream in the data folder and stops it", async () => {
@@ -71,7 +71,7 @@ async function processesOf(dir: string): Promise<string[]> {
  * child does not confirm a signal within 2 × 30 ms, which a loaded machine sometimes misses.
  */
 function startLauncher(env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "services/launcher/main.ts")], {
+  const child = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, "services/launcher/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

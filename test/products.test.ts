@@ -1,7 +1,7 @@
 // Products through every layer: HTTP → edge → inventory (gRPC) → outbox → JetStream.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { readStream, type StoredMessage } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";

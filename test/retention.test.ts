@@ -2,7 +2,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneHistory } from "../services/dispatcher/retention.js";
-import { createPool, type Pool } from "../services/platform/db.js";
+import { createPool, type Pool } from "@waybill/platform/db.js";
 import { client } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS } from "./webhooks-fixtures.js";

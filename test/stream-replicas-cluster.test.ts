@@ -9,8 +9,8 @@ import path from "node:path";
 import { nanos } from "@nats-io/transport-node";
 import { StorageType } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../services/platform/logger.js";
-import { connectBus, createTopology, ensureStreams, type Bus } from "../services/platform/nats.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus, createTopology, ensureStreams, type Bus } from "@waybill/platform/nats.js";
 
 const logger = createLogger("stream-replicas-cluster-test", "silent");
 let dir: string;

@@ -2,8 +2,8 @@
 // does not reset what an operator changed on an existing stream.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nanos } from "@nats-io/transport-node";
-import { createLogger } from "../services/platform/logger.js";
-import { connectBus, ensureStreams, type Bus } from "../services/platform/nats.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus, ensureStreams, type Bus } from "@waybill/platform/nats.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment;

@@ -4,7 +4,7 @@
 import http from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../services/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";

@@ -9,7 +9,7 @@ import { verifyWebhook } from "../services/receiver/verify.js";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
-import { createPool } from "../services/platform/db.js";
+import { createPool } from "@waybill/platform/db.js";
 import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
 import { createSecretBox, generateHookSecret, parseSecretKey } from "../services/dispatcher/secrets.js";
 import { createGate, createHook, executionsOf, LOOPBACK_RECEIVERS, setHookStatus, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";

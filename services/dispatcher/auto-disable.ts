@@ -3,11 +3,11 @@
 // written in the same transaction; resuming it (PUT status active) clears both. Retrying a
 // receiver that has been dead for days forever only costs both sides. Every replica runs the
 // check; the UPDATE's condition lets only one of them pause a given hook.
-import type { Pool } from "../platform/db.js";
-import { withTransaction } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
-import type { Topology } from "../platform/nats.js";
-import { appendEvents } from "../platform/outbox.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 

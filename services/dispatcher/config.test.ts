@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../platform/config.js";
+import { ConfigError } from "@waybill/platform/config.js";
 import { loadDispatcherConfig } from "./config.js";
 
 describe("dispatcher config", () => {

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
-import { parseDuration } from "../platform/duration.js";
+import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { parseDuration } from "@waybill/platform/duration.js";
 import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
 import { DEFAULT_RETENTION_EVENTS_MS, DEFAULT_RETENTION_EXECUTIONS_MS, DEFAULT_RETENTION_TEST_EVENTS_MS } from "./retention.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
 import { SECRET_KEY_BYTES } from "./secrets.js";
-import { MAX_WEBHOOK_TIMEOUT_MS } from "../../packages/contracts/limits/hooks.js";
+import { MAX_WEBHOOK_TIMEOUT_MS } from "@waybill/contracts/limits/hooks.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */

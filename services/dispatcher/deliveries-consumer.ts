@@ -29,12 +29,12 @@
 //   durable itself was lost, or the pull stalled, what is queued is handed back instead.
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import { contextFrom, runInContext, TRACEPARENT_HEADER } from "../platform/context.js";
-import type { ConsumerHealth } from "../platform/consumer-health.js";
-import { redeliveryDelayMs } from "../platform/consumer.js";
-import { startDurableConsume } from "../platform/durable-consume.js";
-import type { Logger } from "../platform/logger.js";
-import { TRANSACTION_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
+import { contextFrom, runInContext, TRACEPARENT_HEADER } from "@waybill/platform/context.js";
+import type { ConsumerHealth } from "@waybill/platform/consumer-health.js";
+import { redeliveryDelayMs } from "@waybill/platform/consumer.js";
+import { startDurableConsume } from "@waybill/platform/durable-consume.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import { TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
 import { DEFAULT_DISPATCHER_ACK_WAIT_MS } from "./config.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";

@@ -2,7 +2,7 @@
 // so a re-published fan-out is deduplicated), plus one per manual re-delivery. The event travels
 // as the exact JSON text the dispatcher received, which is the body receivers get and verify.
 import { z } from "zod";
-import { newId } from "../platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 
 export const deliveryMessage = z.object({
   /** Names this delivery; its attempts and executions share it. Also its Nats-Msg-Id. */

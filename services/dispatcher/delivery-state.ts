@@ -1,8 +1,8 @@
 // What a delivery attempt needs to know first, read at the moment it is attempted: the hook as
 // it is now (status, url, sealed secret, since when it is active) and the last attempt of this
 // delivery. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
-import type { Queryable } from "../platform/db.js";
-import type { HookStatus } from "../../packages/contracts/limits/hooks.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import type { HookStatus } from "@waybill/contracts/limits/hooks.js";
 
 export interface DeliveryKey {
   tenantId: string;

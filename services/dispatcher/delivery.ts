@@ -3,10 +3,11 @@
 // record the attempt with its next due time. Used by the DELIVERIES consumer and by synchronous
 // test deliveries. The read (with the signing) and the record of concurrent attempts are batched;
 // the send is each attempt's own.
-import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool, Queryable } from "@waybill/platform/db.js";
+import type { Logger } from "@waybill/platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { createBatcher } from "../platform/batcher.js";
+import { createBatcher } from "@waybill/platform/batcher.js";
 import { loadDeliveryStates, type DeliveryState } from "./delivery-state.js";
 import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";

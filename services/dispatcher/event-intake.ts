@@ -2,10 +2,11 @@
 // in the same transaction, queue its deliveries to the hooks subscribed to its kind. A redelivered
 // event is already in the log, so it is neither recorded nor fanned out twice. Events taken in
 // at the same time share one transaction (see batcher.ts).
-import { withTransaction, type Pool } from "../platform/db.js";
-import type { EventEnvelope } from "../platform/events/catalog.js";
-import type { Topology } from "../platform/nats.js";
-import { createBatcher } from "../platform/batcher.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool } from "@waybill/platform/db.js";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { createBatcher } from "@waybill/platform/batcher.js";
 import { recordAndFanOut, type IncomingEvent } from "./fan-out.js";
 
 export interface EventIntakeDeps {

@@ -1,10 +1,10 @@
 // The tenant's event log: every event seen on EVENTS, recorded once (with its fan-out, see
 // fan-out.ts), listed newest first.
-import type { Queryable } from "../platform/db.js";
-import type { EventEnvelope } from "../platform/events/catalog.js";
-import { BadRequestError } from "../platform/errors.js";
-import { hasPrefix } from "../platform/ids.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
+import { BadRequestError } from "@waybill/platform/errors.js";
+import { hasPrefix } from "@waybill/platform/ids.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 
 export interface EventFilter {
   kind?: string;

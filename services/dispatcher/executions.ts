@@ -1,9 +1,9 @@
 // Execution records: one per delivery attempt, written together with the hook's counters
 // (successCount / errorCount count attempts, lastRunAt is the last attempt's time).
-import type { Queryable } from "../platform/db.js";
-import { hasPrefix, newId } from "../platform/ids.js";
-import { NotFoundError } from "../platform/errors.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import { hasPrefix, newId } from "@waybill/platform/ids.js";
+import { NotFoundError } from "@waybill/platform/errors.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { hookNotFound, isHookId } from "./hooks.js";
 import type { SendResult } from "./sender.js";
 

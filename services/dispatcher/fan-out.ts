@@ -3,10 +3,11 @@
 // The deliveries are written to the dispatcher's outbox in the same transaction that records the
 // event, so a crash between recording and publishing loses nothing: the relay publishes them
 // later, and Nats-Msg-Id = "<eventId>:<hookId>" makes a second publish a no-op.
-import { markOutboxWritten, type Queryable } from "../platform/db.js";
-import type { EventEnvelope } from "../platform/events/catalog.js";
-import type { Topology } from "../platform/nats.js";
-import { appendMessages, outboxHeaders, outboxInsertFromSql } from "../platform/outbox.js";
+import { markOutboxWritten } from "@waybill/platform/outbox-signal.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { appendMessages, outboxHeaders, outboxInsertFromSql } from "@waybill/platform/outbox.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 
 /** The subject of a hook's deliveries is this prefix + the hook id (checked, so SQL can build it). */

@@ -1,11 +1,11 @@
 // The gRPC surface of the dispatcher: thin adapters from messages to the plain functions and back
 // (null ↔ absent optional fields). Validation and rules live in the functions.
-import type { DispatcherServiceServer, Execution as ExecutionMessage, Hook as HookMessage } from "../gen/waybill/dispatcher/v1/dispatcher.js";
-import type { Pool } from "../platform/db.js";
-import { unary } from "../platform/grpc.js";
-import type { Logger } from "../platform/logger.js";
-import type { Topology } from "../platform/nats.js";
-import { pageLimit } from "../platform/pagination.js";
+import type { DispatcherServiceServer, Execution as ExecutionMessage, Hook as HookMessage } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { unary } from "@waybill/platform/grpc.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { pageLimit } from "@waybill/platform/pagination.js";
 import type { Deliverer } from "./delivery.js";
 import { listEvents } from "./event-log.js";
 import { listExecutions, type Execution } from "./executions.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../platform/errors.js";
+import { ValidationError } from "@waybill/platform/errors.js";
 import { createHookUrlCheck } from "./hook-address.js";
 
 const resolvesTo = (table: Record<string, string[]>) => async (host: string) => {

@@ -2,7 +2,7 @@
 // changed (422 blocked_address), not accepted and then failed at every delivery. Deliveries are
 // still checked when sent (ssrf.ts): a name may resolve elsewhere later.
 import dns from "node:dns";
-import { ValidationError } from "../platform/errors.js";
+import { ValidationError } from "@waybill/platform/errors.js";
 import { isBlockedAddress, isBlockedLiteralHost } from "./ssrf.js";
 
 export type HookUrlCheck = (url: string) => Promise<void>;

@@ -1,13 +1,14 @@
 // Hooks: a tenant's subscriptions. Plain functions over SQL; every query filters by tenant, so
 // another tenant's hook is simply not found. Secrets are sealed before they reach the database
 // and opened only for the create / rotate answers and the signer.
-import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import { ConflictError, NotFoundError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
-import { hasPrefix, newId } from "../platform/ids.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool, Queryable } from "@waybill/platform/db.js";
+import { ConflictError, NotFoundError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
+import { hasPrefix, newId } from "@waybill/platform/ids.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import type { HookUrlCheck } from "./hook-address.js";
-import { checkHookFields, type HookStatus } from "../../packages/contracts/limits/hooks.js";
+import { checkHookFields, type HookStatus } from "@waybill/contracts/limits/hooks.js";
 import { generateHookSecret, type SecretBox } from "./secrets.js";
 
 export interface HooksDeps {

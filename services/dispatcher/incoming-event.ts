@@ -2,7 +2,7 @@
 // envelope every event has. Anything else can never be recorded (PoisonMessage: a dead letter
 // at once), where in a batch it would fail every event beside it.
 import { z } from "zod";
-import { PoisonMessage } from "../platform/dead-letters.js";
+import { PoisonMessage } from "@waybill/platform/dead-letters.js";
 
 const envelope = z.object({
   id: z.string().regex(/^evt_[0-9a-z]{10,64}$/),

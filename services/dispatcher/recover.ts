@@ -4,10 +4,11 @@
 // Bounded: at most RECOVER_MAX_EVENTS events a call (the answer says when more remain); one
 // recovery of a hook at a time (409 recovery_in_progress); recovering the same window twice
 // while the first is still queued sends nothing twice (one delivery id per event and hook).
-import { currentTransactionId } from "../platform/context.js";
-import { withTransaction, type Pool, type PoolClient } from "../platform/db.js";
-import { ConflictError, ValidationError } from "../platform/errors.js";
-import type { Topology } from "../platform/nats.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool, PoolClient } from "@waybill/platform/db.js";
+import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import { recoverDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 import { queueDeliveries } from "./fan-out.js";
 import { hookPaused, loadHookRow } from "./hooks.js";

@@ -1,10 +1,11 @@
 // POST /hooks/{id}/executions/{executionId}/retry: the execution's event is queued for one more
 // delivery to its hook now (trigger "manual", a single attempt). It goes through DELIVERIES
 // like every delivery, so the answer (202) means it is stored and will be sent.
-import { currentTransactionId } from "../platform/context.js";
-import { withTransaction, type Pool } from "../platform/db.js";
-import { NotFoundError } from "../platform/errors.js";
-import type { Topology } from "../platform/nats.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { NotFoundError } from "@waybill/platform/errors.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import { manualDeliveryId } from "./delivery-message.js";
 import { getExecution } from "./executions.js";
 import { queueDeliveries } from "./fan-out.js";

@@ -4,8 +4,8 @@
 // pause between, so no statement holds locks or I/O for long; several replicas doing it at once
 // only share the work. `recover` and `retry` cannot reach further back than what is kept.
 import { Counter, type Registry } from "prom-client";
-import type { Pool } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
+import type { Pool } from "@waybill/platform/db.js";
+import type { Logger } from "@waybill/platform/logger.js";
 
 export const DEFAULT_RETENTION_EVENTS_MS = 30 * 86_400_000;
 export const DEFAULT_RETENTION_EXECUTIONS_MS = 90 * 86_400_000;

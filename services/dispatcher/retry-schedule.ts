@@ -1,7 +1,7 @@
 // When to try a failed delivery again: the configured schedule (WEBHOOK_RETRY_SCHEDULE), ±20 %
 // jitter so that receivers coming back are not hit by every retry at once, and Retry-After on
 // 429/503 honoured as far as the jitter band of that step allows.
-import { parseDuration } from "../platform/duration.js";
+import { parseDuration } from "@waybill/platform/duration.js";
 
 export const DEFAULT_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 export const RETRY_JITTER = 0.2;

@@ -2,8 +2,9 @@
 // the hooks, and a dispatcher holding another key while hooks exist refuses to start, saying how
 // to recover. With no hook, a new key simply takes over (nothing sealed would be lost).
 import { createHash } from "node:crypto";
-import { ConfigError } from "../platform/config.js";
-import { withAdvisoryLock, type Pool } from "../platform/db.js";
+import { ConfigError } from "@waybill/platform/config.js";
+import { withAdvisoryLock } from "@waybill/platform/locks.js";
+import type { Pool } from "@waybill/platform/db.js";
 import type { SecretBox } from "./secrets.js";
 
 /** 16 hex digits of SHA-256 over the raw key: names a key in messages without revealing it. */

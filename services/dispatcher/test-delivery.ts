@@ -1,10 +1,10 @@
 // POST /hooks/{id}/test: a webhook.test event delivered synchronously, signed like any other;
 // the answer is its execution record. The event is kept so the execution can be retried.
-import { currentTransactionId } from "../platform/context.js";
-import type { Pool } from "../platform/db.js";
-import { EVENT_PAYLOADS, type EventEnvelope } from "../platform/events/catalog.js";
-import { InternalError } from "../platform/errors.js";
-import { newId } from "../platform/ids.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { EVENT_PAYLOADS, type EventEnvelope } from "@waybill/contracts/events/catalog.js";
+import { InternalError } from "@waybill/platform/errors.js";
+import { newId } from "@waybill/platform/ids.js";
 import { fanOutDeliveryId } from "./delivery-message.js";
 import type { Deliverer } from "./delivery.js";
 import type { Execution } from "./executions.js";

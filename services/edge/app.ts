@@ -1,10 +1,10 @@
 // The Koa application: open ops endpoints, then /v1 behind authentication.
 import { Router } from "@koa/router";
 import Koa from "koa";
-import type { Logger } from "../platform/logger.js";
-import type { Ops } from "../platform/ops.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Ops } from "@waybill/platform/ops.js";
 import type { BackendClients } from "./clients.js";
-import type { TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
+import type { TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { problemResponses } from "./middleware/problem.js";
@@ -24,7 +24,7 @@ import { rateLimit } from "./middleware/rate-limit.js";
 import { memoryRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { clientAddress, type TrustedProxies } from "./client-address.js";
 import { identityRoutes, loginRoute } from "./routes/identity.js";
-import type { SessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
+import type { SessionVerifier } from "@waybill/contracts/identity-client/session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { serveConsole } from "./console.js";
 import { docsPage } from "./docs-page.js";
@@ -60,7 +60,7 @@ export function registerRoutes(api: Api, clients: BackendClients, eventStreams: 
   eventsStreamRoute(api, eventStreams);
   hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
-  devicesRoutes(api, clients.devices);
+  devicesRoutes(api, clients.mqttGateway);
 }
 
 /** The /v1 endpoints that need no credential. */

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
 import { parseTrustedProxies } from "./client-address.js";
 import { RATE_LIMIT_BUCKET_TTL_MS } from "./rate-limit-store.js";
-import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../../packages/contracts/identity-client/token-resolver.js";
+import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "@waybill/contracts/identity-client/token-resolver.js";
 
 export const DEFAULT_HTTP_PORT = 8080;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -33,8 +33,8 @@ export const edgeConfigSchema = z.object({
   ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
   INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),
   DISPATCHER_GRPC_URL: z.string().default("127.0.0.1:50054"),
-  /** The MQTT gateway's DevicesService. */
-  DEVICES_GRPC_URL: z.string().default("127.0.0.1:50055"),
+  /** The MQTT gateway's MqttGatewayService. */
+  MQTT_GATEWAY_GRPC_URL: z.string().default("127.0.0.1:50055"),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(DEFAULT_BODY_LIMIT_BYTES),
   /** How long a resolved token is trusted without asking identity again. */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),

@@ -1,4 +1,4 @@
-import { runMain } from "../platform/run-main.js";
+import { runMain } from "@waybill/platform/run-main.js";
 import { loadEdgeConfig } from "./config.js";
 import { startEdge } from "./service.js";
 

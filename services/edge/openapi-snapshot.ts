@@ -21,7 +21,7 @@ export function openApiSnapshot(): Record<string, unknown> {
     orders: UNUSED_BACKEND,
     inventory: UNUSED_BACKEND,
     dispatcher: UNUSED_BACKEND,
-    devices: UNUSED_BACKEND,
+    mqttGateway: UNUSED_BACKEND,
   });
   try {
     const routes: RouteSpec[] = [];

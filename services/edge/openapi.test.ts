@@ -14,7 +14,7 @@ function buildApi() {
     orders: "127.0.0.1:1",
     inventory: "127.0.0.1:1",
     dispatcher: "127.0.0.1:1",
-    devices: "127.0.0.1:1",
+    mqttGateway: "127.0.0.1:1",
   });
   const api: Api = { router: new Router({ prefix: "/v1" }), routes: [] };
   registerRoutes(api, clients, UNUSED_EVENT_STREAMS);
@@ -140,7 +140,7 @@ describe("statuses per operation", () => {
 
 describe("webhooks section", () => {
   it("has one signed POST per event kind, its body the kind's event schema, with the delivery headers", async () => {
-    const { EVENT_KINDS } = await import("../platform/events/catalog.js");
+    const { EVENT_KINDS } = await import("@waybill/contracts/events/catalog.js");
     const { document } = buildApi() as { document: any };
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_KINDS].sort());
     for (const kind of EVENT_KINDS) {

@@ -2,8 +2,8 @@
 // validate the endpoints, so the document cannot drift from what the server accepts.
 import { z } from "zod";
 import type { RouteSpec } from "./route.js";
-import { CLIENT_TRANSACTION_ID } from "../platform/context.js";
-import { eventKindSchemas } from "../platform/events/catalog.js";
+import { CLIENT_TRANSACTION_ID } from "@waybill/platform/context.js";
+import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",

@@ -1,8 +1,8 @@
 import type { Context, Next } from "koa";
 import { describe, expect, it, vi } from "vitest";
-import type { TokenType } from "../../packages/contracts/identity/tokens.js";
-import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
-import type { Role } from "../../packages/contracts/identity/roles.js";
+import type { TokenType } from "@waybill/contracts/identity/tokens.js";
+import { ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
+import type { Role } from "@waybill/contracts/identity/roles.js";
 import { can, requires, roleCan, type Capability } from "./permissions.js";
 
 const ALL: Capability[] = [

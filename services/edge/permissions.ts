@@ -6,9 +6,9 @@
 // management by another door. "cli — …, reads" means reads of business data: listing tokens and
 // users is identity management, refused to cli as to machine.
 import type { Middleware } from "koa";
-import type { TokenType } from "../../packages/contracts/identity/tokens.js";
-import type { Role } from "../../packages/contracts/identity/roles.js";
-import { ForbiddenError, UnauthenticatedError } from "../platform/errors.js";
+import type { TokenType } from "@waybill/contracts/identity/tokens.js";
+import type { Role } from "@waybill/contracts/identity/roles.js";
+import { ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
 
 export type Capability =
   | "read" // any GET of business data (not /tokens, /users)

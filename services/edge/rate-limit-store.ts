@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { Kvm, type KV } from "@nats-io/kv";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import type { Logger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
 
 export interface RateLimitResult {
   allowed: boolean;

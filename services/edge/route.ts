@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import type { Router, RouterContext } from "@koa/router";
 import type { z } from "zod";
-import type { Principal } from "../../packages/contracts/identity-client/token-resolver.js";
-import { BadRequestError, NotFoundError } from "../platform/errors.js";
+import type { Principal } from "@waybill/contracts/identity-client/token-resolver.js";
+import { BadRequestError, NotFoundError } from "@waybill/platform/errors.js";
 import { requires, type Capability } from "./permissions.js";
 import { parseBody, parseQuery } from "./validation.js";
 

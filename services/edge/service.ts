@@ -2,16 +2,16 @@
 // the services over gRPC.
 import http from "node:http";
 import type { Client } from "@grpc/grpc-js";
-import { createLogger, type Logger } from "../platform/logger.js";
-import { createOps, startOpsServer } from "../platform/ops.js";
-import type { ServiceHandle } from "../platform/run-main.js";
+import { createLogger, type Logger } from "@waybill/platform/logger.js";
+import { createOps, startOpsServer } from "@waybill/platform/ops.js";
+import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
 import type { EdgeConfig } from "./config.js";
-import { watchRevocations } from "../../packages/contracts/identity-client/revocation-watch.js";
-import { createTokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
-import { connectBus, createTopology } from "../platform/nats.js";
-import { createSessionVerifier } from "../../packages/contracts/identity-client/session-verifier.js";
+import { watchRevocations } from "@waybill/contracts/identity-client/revocation-watch.js";
+import { createTokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
+import { connectBus, createTopology } from "@waybill/platform/nats.js";
+import { createSessionVerifier } from "@waybill/contracts/identity-client/session-verifier.js";
 import { createEventStreams } from "./events/event-streams.js";
 import { memoryRateLimitStore, natsRateLimitStore } from "./rate-limit-store.js";
 
@@ -40,7 +40,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     orders: config.ORDERS_GRPC_URL,
     inventory: config.INVENTORY_GRPC_URL,
     dispatcher: config.DISPATCHER_GRPC_URL,
-    devices: config.DEVICES_GRPC_URL,
+    mqttGateway: config.MQTT_GATEWAY_GRPC_URL,
   });
   // The edge is ready when it can serve: the backends are shared by every edge replica, so they
   // are reported but do not take this pod out of rotation (callers get a 503 problem instead).

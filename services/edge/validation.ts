@@ -1,6 +1,6 @@
 // Request validation with zod; failures become 422 with one entry per field.
 import type { z } from "zod";
-import { BadRequestError, ValidationError } from "../platform/errors.js";
+import { BadRequestError, ValidationError } from "@waybill/platform/errors.js";
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   if (body === undefined) {

@@ -1,10 +1,11 @@
 // First start: when the identity store has never been bootstrapped and holds no tenant, create
 // tenant `default`, its admin and one `api` token. Runs under an advisory lock and records
 // itself, so it never runs twice — not on restart, not on a second replica.
-import { withAdvisoryLock, type Pool } from "../platform/db.js";
-import { newId } from "../platform/ids.js";
+import { withAdvisoryLock } from "@waybill/platform/locks.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { newId } from "@waybill/platform/ids.js";
 import { generatePassword, hashPassword } from "./passwords.js";
-import { generateToken, hashToken } from "../../packages/contracts/identity/tokens.js";
+import { generateToken, hashToken } from "@waybill/contracts/identity/tokens.js";
 
 export const BOOTSTRAP_TENANT_NAME = "default";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
 import { DEFAULT_BOOTSTRAP_CREDENTIALS_FILE } from "./bootstrap-credentials.js";
 import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
 

@@ -1,4 +1,4 @@
-import { runMain } from "../platform/run-main.js";
+import { runMain } from "@waybill/platform/run-main.js";
 import { loadIdentityConfig } from "./config.js";
 import { startIdentity } from "./service.js";
 

@@ -4,12 +4,12 @@
 // and the outbox relay publishes it to JetStream (stream REVOCATIONS), retrying until the server
 // acknowledges it. A plain core publish could vanish while identity's connection is down or
 // half-open, and edges that stayed connected would never hear of it.
-import { currentTransactionId } from "../platform/context.js";
-import type { Queryable } from "../platform/db.js";
-import { newId } from "../platform/ids.js";
-import type { Topology } from "../platform/nats.js";
-import { appendMessages } from "../platform/outbox.js";
-import type { Revocation } from "../../packages/contracts/identity-client/revocation-watch.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import { newId } from "@waybill/platform/ids.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { appendMessages } from "@waybill/platform/outbox.js";
+import type { Revocation } from "@waybill/contracts/identity-client/revocation-watch.js";
 
 /** Kind of the outbox rows that carry revocations (not a catalog event: never in EVENTS). */
 const REVOCATION_OUTBOX_KIND = "identity.token_revoked";

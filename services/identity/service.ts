@@ -1,13 +1,18 @@
 // The identity service: tenants, users, API tokens and session keys over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { IdentityServiceService, type CreateTokenRequest, type CreateUserRequest, type Token as TokenMessage } from "../gen/waybill/identity/v1/identity.js";
-import { withTransaction } from "../platform/db.js";
-import { startGrpcServer, unary } from "../platform/grpc.js";
-import { createOutboxRelay } from "../platform/outbox.js";
-import { pageLimit } from "../platform/pagination.js";
-import type { ServiceHandle } from "../platform/run-main.js";
-import { startRuntime } from "../platform/runtime.js";
+import {
+  IdentityServiceService,
+  type CreateTokenRequest,
+  type CreateUserRequest,
+  type Token as TokenMessage,
+} from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import { startGrpcServer, unary } from "@waybill/platform/grpc.js";
+import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import { pageLimit } from "@waybill/platform/pagination.js";
+import type { ServiceHandle } from "@waybill/platform/run-main.js";
+import { startRuntime } from "@waybill/platform/runtime.js";
 import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
@@ -16,9 +21,9 @@ import { recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
 import { login } from "./sessions.js";
 import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
-import type { TokenType } from "../../packages/contracts/identity/tokens.js";
+import type { TokenType } from "@waybill/contracts/identity/tokens.js";
 import { createUserIdempotently, listUsers } from "./users.js";
-import { type Role } from "../../packages/contracts/identity/roles.js";
+import type { Role } from "@waybill/contracts/identity/roles.js";
 
 export const IDENTITY_SCHEMA = "identity";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

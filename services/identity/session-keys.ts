@@ -1,8 +1,9 @@
 // Ed25519 keys that sign session JWTs. Identity creates one on first start (under a lock, so
 // replicas agree on it) and signs with the newest; the edge verifies with the public JWK Set.
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type JWK, type CryptoKey } from "jose";
-import { withAdvisoryLock, type Pool } from "../platform/db.js";
-import { SESSION_ALGORITHM } from "../../packages/contracts/identity/sessions.js";
+import { withAdvisoryLock } from "@waybill/platform/locks.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { SESSION_ALGORITHM } from "@waybill/contracts/identity/sessions.js";
 
 export interface SigningKey {
   kid: string;

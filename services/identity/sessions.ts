@@ -1,10 +1,10 @@
 // Login: email and password for a short-lived session JWT carrying user, tenant and role.
 import { SignJWT } from "jose";
-import type { Queryable } from "../platform/db.js";
-import { UnauthenticatedError } from "../platform/errors.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
 import { verifyPassword } from "./passwords.js";
-import { type SigningKey } from "./session-keys.js";
-import { SESSION_ALGORITHM, SESSION_AUDIENCE, SESSION_ISSUER } from "../../packages/contracts/identity/sessions.js";
+import type { SigningKey } from "./session-keys.js";
+import { SESSION_ALGORITHM, SESSION_AUDIENCE, SESSION_ISSUER } from "@waybill/contracts/identity/sessions.js";
 
 export interface Session {
   accessToken: string;

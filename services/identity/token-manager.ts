@@ -1,10 +1,11 @@
 // The API token manager: create (value shown once), list (never the value), revoke.
-import { withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import { NotFoundError, ValidationError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
-import { newId } from "../platform/ids.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { generateToken, hashToken, type TokenType } from "../../packages/contracts/identity/tokens.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool, Queryable } from "@waybill/platform/db.js";
+import { NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
+import { newId } from "@waybill/platform/ids.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
+import { generateToken, hashToken, type TokenType } from "@waybill/contracts/identity/tokens.js";
 
 export interface TokenRecord {
   id: string;

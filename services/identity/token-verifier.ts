@@ -1,9 +1,9 @@
 // Verifying an API token against the store: the answer behind every edge's and gateway's token
 // cache. lastUsedAt is written behind: uses are collected in memory and flushed periodically,
 // never one UPDATE per request.
-import type { Pool } from "../platform/db.js";
-import { UnauthenticatedError } from "../platform/errors.js";
-import { hashToken, tokenTypeOf, type TokenType } from "../../packages/contracts/identity/tokens.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { hashToken, tokenTypeOf, type TokenType } from "@waybill/contracts/identity/tokens.js";
 
 export interface VerifiedToken {
   tenantId: string;

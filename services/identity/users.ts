@@ -1,11 +1,12 @@
 // Tenants and users: what an operator creates from the command line and an admin over HTTP.
-import { UNIQUE_VIOLATION, withTransaction, type Pool, type Queryable } from "../platform/db.js";
-import { ConflictError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest } from "../platform/idempotency.js";
-import { newId } from "../platform/ids.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { UNIQUE_VIOLATION, type Pool, type Queryable } from "@waybill/platform/db.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import { ConflictError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
+import { newId } from "@waybill/platform/ids.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { hashPassword, slowDigest } from "./passwords.js";
-import type { Role } from "../../packages/contracts/identity/roles.js";
+import type { Role } from "@waybill/contracts/identity/roles.js";
 
 export interface UserRecord {
   id: string;

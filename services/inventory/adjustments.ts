@@ -1,10 +1,10 @@
 // Stock adjustments: a counted or corrected on_hand for one (product, location), recorded for
 // audit, with its events in the same transaction.
-import { newId } from "../platform/ids.js";
-import { withTransaction } from "../platform/db.js";
-import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
-import { appendEvents } from "../platform/outbox.js";
+import { newId } from "@waybill/platform/ids.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 import {
   DEFAULT_LOCATION,
   MAX_LOCATION_LENGTH,
@@ -12,7 +12,7 @@ import {
   MAX_STOCK_QUANTITY,
   REASON_TEXT,
   TRIMMED_TEXT,
-} from "../../packages/contracts/limits/inventory.js";
+} from "@waybill/contracts/limits/inventory.js";
 import { isProductId, productNotFound, type InventoryDeps } from "./products.js";
 import { lockStockRows, stockLevelOf, writeStockRows, type StockLevel } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";

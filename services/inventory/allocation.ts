@@ -1,6 +1,6 @@
 // Where an order's stock is taken from: for each product, the default location first, then the
 // others by name, until the quantity is covered. All or nothing: any shortfall allocates nothing.
-import { DEFAULT_LOCATION } from "../../packages/contracts/limits/inventory.js";
+import { DEFAULT_LOCATION } from "@waybill/contracts/limits/inventory.js";
 
 export interface Available {
   productId: string;

@@ -1,10 +1,10 @@
 // Stock counts from devices (devices/<id>/inventory): the measured count becomes on_hand, as an
 // adjustment with reason "device <deviceId>" and its events (inventory.adjusted, low, depleted).
-import type { RunningConsumer } from "../platform/consumer.js";
-import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "../platform/device-consumer.js";
-import { inventoryReadingSchema, issuesOf } from "../platform/device-messages.js";
-import type { Logger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
+import type { RunningConsumer } from "@waybill/platform/consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
+import { inventoryReadingSchema, issuesOf } from "@waybill/platform/device-messages.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
 import { adjustStock } from "./adjustments.js";
 import type { InventoryDeps } from "./products.js";
 

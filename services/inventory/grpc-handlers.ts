@@ -1,10 +1,10 @@
 // The gRPC surface of inventory: thin adapters from messages to the plain functions and back
 // (null ↔ absent optional fields). Validation and rules live in the functions.
-import type { InventoryServiceServer, Product as ProductMessage, UpdateProductRequest } from "../gen/waybill/inventory/v1/inventory.js";
-import { ValidationError } from "../platform/errors.js";
-import { unary } from "../platform/grpc.js";
-import type { Logger } from "../platform/logger.js";
-import { pageLimit } from "../platform/pagination.js";
+import type { InventoryServiceServer, Product as ProductMessage, UpdateProductRequest } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { ValidationError } from "@waybill/platform/errors.js";
+import { unary } from "@waybill/platform/grpc.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import { pageLimit } from "@waybill/platform/pagination.js";
 import { adjustStock } from "./adjustments.js";
 import {
   createProduct,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../platform/errors.js";
+import { ValidationError } from "@waybill/platform/errors.js";
 import { normalizeProductFields, type ProductFields } from "./products.js";
 
 const base: ProductFields = { sku: "SKU-1", name: "Widget", price: null, currency: null, lowStockThreshold: null };

@@ -1,14 +1,15 @@
 // Products: the catalog of a tenant. Every change writes its event in the same transaction;
 // deletes are soft so that stock and reservations keep their references.
-import { UNIQUE_VIOLATION, withTransaction, type Pool, type PoolClient, type Queryable } from "../platform/db.js";
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
-import { hasPrefix, newId } from "../platform/ids.js";
-import { formatStoredAmount, isCurrency, normalizeAmount } from "../platform/money.js";
-import type { Topology } from "../platform/nats.js";
-import { appendEvents } from "../platform/outbox.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
-import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
+import { UNIQUE_VIOLATION, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
+import { hasPrefix, newId } from "@waybill/platform/ids.js";
+import { formatStoredAmount, isCurrency, normalizeAmount } from "@waybill/platform/money.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
+import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
 import { lockStockOfProducts, stockLevelOf } from "./stock.js";
 import { thresholdChangeEvents } from "./thresholds.js";
 

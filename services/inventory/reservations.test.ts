@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../platform/errors.js";
+import { ValidationError } from "@waybill/platform/errors.js";
 import { demandOf } from "./reservations.js";
 
 describe("demandOf", () => {

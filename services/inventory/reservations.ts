@@ -1,11 +1,12 @@
 // Reservations: an order's stock is held when it becomes ready, given back when it is cancelled
 // and shipped when it is completed. What was taken from each location is recorded, so release
 // and consume return exactly that. Events share the caller's transaction id (gRPC metadata).
-import { withTransaction, type PoolClient } from "../platform/db.js";
-import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
-import { appendEvents, type NewEvent } from "../platform/outbox.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { PoolClient } from "@waybill/platform/db.js";
+import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import { allocate, type Shortage } from "./allocation.js";
-import { MAX_STOCK_QUANTITY } from "../../packages/contracts/limits/inventory.js";
+import { MAX_STOCK_QUANTITY } from "@waybill/contracts/limits/inventory.js";
 import { isProductId, type InventoryDeps } from "./products.js";
 import { lockStockOfProducts, lockStockRows, stockLevelOf, writeStockRows, type StockRow } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";

@@ -1,11 +1,11 @@
 // The inventory service: products, stock levels and reservations over gRPC; events through the outbox.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { InventoryServiceService } from "../gen/waybill/inventory/v1/inventory.js";
-import { startGrpcServer } from "../platform/grpc.js";
-import { createOutboxRelay } from "../platform/outbox.js";
-import type { ServiceHandle } from "../platform/run-main.js";
-import { startRuntime } from "../platform/runtime.js";
+import { InventoryServiceService } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { startGrpcServer } from "@waybill/platform/grpc.js";
+import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import type { ServiceHandle } from "@waybill/platform/run-main.js";
+import { startRuntime } from "@waybill/platform/runtime.js";
 import type { InventoryConfig } from "./config.js";
 import { startDeviceStockConsumer } from "./device-stock.js";
 import { createInventoryHandlers } from "./grpc-handlers.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BadRequestError } from "../platform/errors.js";
-import { newId } from "../platform/ids.js";
+import { BadRequestError } from "@waybill/platform/errors.js";
+import { newId } from "@waybill/platform/ids.js";
 import { decodeStockCursor, encodeStockCursor, stockLevelOf } from "./stock.js";
 
 describe("stock cursors", () => {

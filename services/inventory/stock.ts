@@ -1,10 +1,10 @@
 // Stock levels per (product, location): reading them, locking them and writing them back.
 // Every change that touches several rows locks them in one order, (product_id, location), so
 // that concurrent reservations, releases and adjustments never deadlock.
-import type { PoolClient, Queryable } from "../platform/db.js";
-import { BadRequestError } from "../platform/errors.js";
-import type { Page } from "../platform/pagination.js";
-import { TRIMMED_TEXT } from "../../packages/contracts/limits/inventory.js";
+import type { PoolClient, Queryable } from "@waybill/platform/db.js";
+import { BadRequestError } from "@waybill/platform/errors.js";
+import type { Page } from "@waybill/platform/pagination.js";
+import { TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
 import { isProductId } from "./products.js";
 
 export interface StockLevel {

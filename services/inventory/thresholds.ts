@@ -1,7 +1,7 @@
 // Low-stock and depletion alerts fire on the change that crosses the line, not on every change
 // below it, so a receiver gets one alert per crossing (per product and location). The line can
 // move in two ways: stock changes under a fixed threshold, or the threshold moves over the stock.
-import type { NewEvent } from "../platform/outbox.js";
+import type { NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import type { StockLevel } from "./stock.js";
 
 /** Below the product's threshold; never without one. */

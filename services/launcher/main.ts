@@ -2,22 +2,14 @@
 // NATS at DATABASE_URL / NATS_URL, or starts private ones when nothing answers there.
 import path from "node:path";
 import { z } from "zod";
-import { loadDispatcherConfig } from "../dispatcher/config.js";
-import { ensureSecretKeyFile } from "../dispatcher/secret-key-file.js";
-import { startDispatcher } from "../dispatcher/service.js";
-import { DEFAULT_HTTP_PORT, loadEdgeConfig } from "../edge/config.js";
-import { startEdge } from "../edge/service.js";
-import { loadIdentityConfig } from "../identity/config.js";
-import { startIdentity } from "../identity/service.js";
-import { bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } from "../identity/bootstrap-credentials.js";
-import { loadInventoryConfig } from "../inventory/config.js";
-import { startInventory } from "../inventory/service.js";
-import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig } from "../mqtt-gateway/config.js";
-import { startMqttGateway } from "../mqtt-gateway/service.js";
-import { loadOrdersConfig } from "../orders/config.js";
-import { startOrders } from "../orders/service.js";
-import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "../platform/config.js";
-import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "../platform/local-state.js";
+import { loadDispatcherConfig, ensureSecretKeyFile, startDispatcher } from "@waybill/dispatcher";
+import { DEFAULT_HTTP_PORT, loadEdgeConfig, startEdge } from "@waybill/edge";
+import { loadIdentityConfig, startIdentity, bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } from "@waybill/identity";
+import { loadInventoryConfig, startInventory } from "@waybill/inventory";
+import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig, startMqttGateway } from "@waybill/mqtt-gateway";
+import { loadOrdersConfig, startOrders } from "@waybill/orders";
+import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "@waybill/platform/config.js";
+import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
@@ -116,12 +108,12 @@ async function main(): Promise<void> {
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory.grpcPort}`,
       DISPATCHER_GRPC_URL: `127.0.0.1:${dispatcher.grpcPort}`,
     };
-    // Before the edge: the edge's /v1/devices calls the gateway's DevicesService.
+    // Before the edge: the edge's /v1/devices calls the gateway's MqttGatewayService.
     const gateway = await onChosenPort("MQTT", launcher.MQTT_PORT, DEFAULT_MQTT_PORT, remembered.mqttPort, (mqttPort) =>
       startMqttGateway(loadMqttGatewayConfig({ ...env, ...backends, MQTT_PORT: String(mqttPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
     );
     running.push(gateway);
-    const devices = { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` };
+    const devices = { MQTT_GATEWAY_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` };
     const edge = await onChosenPort("HTTP", launcher.HTTP_PORT, DEFAULT_HTTP_PORT, remembered.httpPort, (httpPort) =>
       startEdge(loadEdgeConfig({ ...env, ...backends, ...devices, HTTP_PORT: String(httpPort), BIND_HOST: process.env.BIND_HOST ?? "0.0.0.0" })),
     );

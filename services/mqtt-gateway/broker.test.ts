@@ -4,10 +4,10 @@ import net from "node:net";
 import mqtt, { type MqttClient } from "mqtt";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TokenPrincipal, TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
-import { UnauthenticatedError, UnavailableError } from "../platform/errors.js";
-import { createLogger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
+import type { TokenPrincipal, TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
+import { UnauthenticatedError, UnavailableError } from "@waybill/platform/errors.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
 import { createDeviceBroker, type DeviceBroker } from "./broker.js";
 
 const principal = (tokenId: string): TokenPrincipal => ({ kind: "token", tenantId: "ten_a", credentialId: tokenId, tokenType: "sensor", expiresAtMs: 0 });

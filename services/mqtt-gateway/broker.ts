@@ -4,10 +4,10 @@
 import { Aedes, type AuthenticateError, type Client, type PublishPacket, type UnsubscribePacket } from "aedes";
 import { LRUCache } from "lru-cache";
 import { Counter, type Registry } from "prom-client";
-import type { TokenPrincipal, TokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
-import { AppError, ValidationError } from "../platform/errors.js";
-import type { Logger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
+import type { TokenPrincipal, TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
+import { AppError, ValidationError } from "@waybill/platform/errors.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
 import type { DeviceRef } from "./device-registry.js";
 import { DROP_REASONS, parseDevicePayload, type DropReason } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
-import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "../../packages/contracts/identity-client/token-resolver.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "@waybill/contracts/identity-client/token-resolver.js";
 
 export const DEFAULT_MQTT_PORT = 1883;
 export const DEFAULT_PRESENCE_HEARTBEAT_MS = 10_000;
@@ -10,7 +10,7 @@ export const mqttGatewayConfigSchema = z
     ...baseConfigShape,
     MQTT_PORT: port.default(DEFAULT_MQTT_PORT),
     OPS_PORT: port.default(DEFAULT_PORTS.mqttGateway.ops),
-    /** DevicesService: the device list and HTTP readings, called by the edge. */
+    /** MqttGatewayService: the device list and HTTP readings, called by the edge. */
     GRPC_PORT: port.default(DEFAULT_PORTS.mqttGateway.grpc),
     IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
     /** PEM files; when both are set the broker speaks MQTT over TLS. */

@@ -1,11 +1,12 @@
 // The device registry: one row per (tenant, device id) with its latest token and last-seen time,
 // and the live sessions per gateway instance (presence.ts). Connects and disconnects write their
 // event in the same transaction.
-import { withTransaction, type Pool } from "../platform/db.js";
-import { newId } from "../platform/ids.js";
-import type { Topology } from "../platform/nats.js";
-import { appendEvents } from "../platform/outbox.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { newId } from "@waybill/platform/ids.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 
 export interface DeviceRegistryDeps {
   pool: Pool;

@@ -1,26 +1,27 @@
 // The gateway's gRPC surface: the device list, and device messages that arrive over HTTP, which
 // pass the same topic and payload rules as MQTT publishes and the same publisher.
-import type { DevicesServiceServer } from "../gen/waybill/devices/v1/devices.js";
-import { withTransaction, type Pool } from "../platform/db.js";
-import { ValidationError } from "../platform/errors.js";
-import { unary } from "../platform/grpc.js";
-import { idempotent } from "../platform/idempotency.js";
-import type { Logger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
-import { pageLimit } from "../platform/pagination.js";
+import type { MqttGatewayServiceServer } from "@waybill/contracts/gen/waybill/mqtt_gateway/v1/mqtt_gateway.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { ValidationError } from "@waybill/platform/errors.js";
+import { unary } from "@waybill/platform/grpc.js";
+import { idempotent } from "@waybill/platform/idempotency.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
+import { pageLimit } from "@waybill/platform/pagination.js";
 import { listDevices } from "./device-registry.js";
 import { parseDevicePayload } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";
 import type { LastSeenWriter } from "./last-seen.js";
 import { DEVICE_ID_PATTERN, publishableLevels, storedChannel } from "./topics.js";
 
-export interface DevicesHandlerDeps {
+export interface MqttGatewayHandlerDeps {
   pool: Pool;
   bus: Bus;
   lastSeen: LastSeenWriter;
 }
 
-export function createDevicesHandlers(deps: DevicesHandlerDeps, logger: Logger): DevicesServiceServer {
+export function createMqttGatewayHandlers(deps: MqttGatewayHandlerDeps, logger: Logger): MqttGatewayServiceServer {
   return {
     listDevices: unary(logger, async (request) => {
       const limit = pageLimit(request.limit);

@@ -2,9 +2,9 @@
 // readings alike: subject ingress.<tenant>.devices.<device>.<channel…>, the envelope of
 // ingress.ts, Nats-Msg-Id for deduplication, and only resolved once the stream stored it.
 import { createHash } from "node:crypto";
-import { newUlid } from "../platform/ids.js";
-import { UnavailableError } from "../platform/errors.js";
-import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "../platform/nats.js";
+import { newUlid } from "@waybill/platform/ids.js";
+import { UnavailableError } from "@waybill/platform/errors.js";
+import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
 import type { IngressMessage } from "./ingress.js";
 
 export interface StoredDeviceMessage {

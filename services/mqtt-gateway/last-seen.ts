@@ -1,7 +1,7 @@
 // lastSeenAt is written behind: messages only mark the device in memory and one statement a
 // second writes the marks, so a busy device costs no database write per message.
-import type { Pool } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
+import type { Pool } from "@waybill/platform/db.js";
+import type { Logger } from "@waybill/platform/logger.js";
 import { recordSightings, type DeviceRef, type Sighting } from "./device-registry.js";
 
 export const LAST_SEEN_FLUSH_MS = 1_000;

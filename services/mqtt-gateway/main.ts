@@ -1,4 +1,4 @@
-import { runMain } from "../platform/run-main.js";
+import { runMain } from "@waybill/platform/run-main.js";
 import { loadMqttGatewayConfig } from "./config.js";
 import { startMqttGateway } from "./service.js";
 

@@ -3,8 +3,8 @@
 // its sessions under its own instance id. When a replica dies without closing its sessions
 // (kill -9, lost machine) its lease runs out, its devices read as disconnected at once, and the
 // next replica's heartbeat reaps the rows and emits device.disconnected for them.
-import { newUlid } from "../platform/ids.js";
-import type { Logger } from "../platform/logger.js";
+import { newUlid } from "@waybill/platform/ids.js";
+import type { Logger } from "@waybill/platform/logger.js";
 import {
   reapExpiredInstances,
   recordConnected,

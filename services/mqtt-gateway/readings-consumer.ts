@@ -4,16 +4,16 @@
 // counts, their order does not matter), so many are handled at once and those that arrive
 // together are written in one transaction: one message per transaction could not keep up with
 // what the broker accepts.
-import { createBatcher } from "../platform/batcher.js";
-import type { RunningConsumer } from "../platform/consumer.js";
-import { processOnceBatch } from "../platform/consumer.js";
-import { currentTransactionId } from "../platform/context.js";
-import type { Pool } from "../platform/db.js";
-import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime, type DeviceMessage } from "../platform/device-consumer.js";
-import { issuesOf, telemetrySchema } from "../platform/device-messages.js";
-import type { Logger } from "../platform/logger.js";
-import type { Bus } from "../platform/nats.js";
-import { appendEvents } from "../platform/outbox.js";
+import { createBatcher } from "@waybill/platform/batcher.js";
+import type { RunningConsumer } from "@waybill/platform/consumer.js";
+import { processOnceBatch } from "@waybill/platform/consumer.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Pool } from "@waybill/platform/db.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime, type DeviceMessage } from "@waybill/platform/device-consumer.js";
+import { issuesOf, telemetrySchema } from "@waybill/platform/device-messages.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 
 export const DEVICE_READINGS_DURABLE = "gateway-device-readings";
 /** Readings in hand at once; each batch written takes what arrived while the last one ran. */

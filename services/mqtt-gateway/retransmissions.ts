@@ -6,8 +6,8 @@
 // consumers are idempotent.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { newUlid } from "../platform/ids.js";
-import { DUPLICATE_WINDOW_MS } from "../platform/nats.js";
+import { newUlid } from "@waybill/platform/ids.js";
+import { DUPLICATE_WINDOW_MS } from "@waybill/platform/nats.js";
 
 const MAX_REMEMBERED = 100_000;
 

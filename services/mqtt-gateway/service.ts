@@ -1,5 +1,5 @@
-// The MQTT gateway: an aedes broker for devices, the device registry (schema "devices") and the
-// DevicesService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
+// The MQTT gateway: an aedes broker for devices, the device registry (schema "mqtt_gateway") and the
+// MqttGatewayService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
 // acknowledged only after JetStream INGRESS has stored it; revoked or expired tokens lose their
 // sessions.
 import { readFile } from "node:fs/promises";
@@ -8,23 +8,25 @@ import path from "node:path";
 import tls from "node:tls";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
-import { DevicesServiceService } from "../gen/waybill/devices/v1/devices.js";
-import { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
-import { watchRevocations } from "../../packages/contracts/identity-client/revocation-watch.js";
-import { createTokenResolver } from "../../packages/contracts/identity-client/token-resolver.js";
-import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "../platform/grpc.js";
-import type { Logger } from "../platform/logger.js";
-import { createOutboxRelay } from "../platform/outbox.js";
-import type { ServiceHandle } from "../platform/run-main.js";
-import { startRuntime } from "../platform/runtime.js";
+import { MqttGatewayServiceService } from "@waybill/contracts/gen/waybill/mqtt_gateway/v1/mqtt_gateway.js";
+import { IdentityServiceClient } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
+import { watchRevocations } from "@waybill/contracts/identity-client/revocation-watch.js";
+import { createTokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
+import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import type { ServiceHandle } from "@waybill/platform/run-main.js";
+import { startRuntime } from "@waybill/platform/runtime.js";
 import { createDeviceBroker } from "./broker.js";
 import type { MqttGatewayConfig } from "./config.js";
-import { createDevicesHandlers } from "./grpc-handlers.js";
+import { createMqttGatewayHandlers } from "./grpc-handlers.js";
 import { createLastSeenWriter } from "./last-seen.js";
 import { startPresence } from "./presence.js";
 import { startReadingsConsumer } from "./readings-consumer.js";
 
-export const DEVICES_SCHEMA = "devices";
+export const MQTT_GATEWAY_SCHEMA = "mqtt_gateway";
+/** The schema's name before the gateway had one name everywhere; renamed at start. */
+const FORMER_SCHEMA_NAMES = ["devices"];
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface MqttGatewayHandle extends ServiceHandle {
@@ -42,7 +44,8 @@ export interface MqttGatewayHandle extends ServiceHandle {
 export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger?: Logger } = {}): Promise<MqttGatewayHandle> {
   const runtime = await startRuntime({
     service: "mqtt-gateway",
-    schema: DEVICES_SCHEMA,
+    schema: MQTT_GATEWAY_SCHEMA,
+    formerSchemaNames: FORMER_SCHEMA_NAMES,
     migrationsDir: MIGRATIONS_DIR,
     config,
     opsPort: config.OPS_PORT,
@@ -50,7 +53,7 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
   });
   try {
     const { pool, bus, logger, ops } = runtime;
-    const relay = createOutboxRelay({ pool, bus, schema: DEVICES_SCHEMA, logger });
+    const relay = createOutboxRelay({ pool, bus, schema: MQTT_GATEWAY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
     const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
@@ -104,7 +107,9 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(() => new Promise<void>((resolve) => server.close(() => resolve())));
     runtime.defer(() => new Promise<void>((resolve) => devices.broker.close(() => resolve())));
 
-    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[DevicesServiceService, createDevicesHandlers({ pool, bus, lastSeen }, logger)]]);
+    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
+      [MqttGatewayServiceService, createMqttGatewayHandlers({ pool, bus, lastSeen }, logger)],
+    ]);
     runtime.defer(grpc.stop);
     const port = (server.address() as net.AddressInfo).port;
     logger.info({ port, grpcPort: grpc.port, tls: Boolean(config.MQTT_TLS_CERT_FILE) }, "mqtt gateway started");

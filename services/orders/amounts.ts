@@ -1,7 +1,7 @@
 // The amounts the orders tables can hold. Money columns are numeric(19, 4): 15 digits before the
 // decimal point. A price is capped there by its format, but a total (prices × quantities, summed)
 // can pass it, and PostgreSQL would refuse the row with an overflow, a 500 for valid-looking input.
-import { formatMinorUnits, MAX_AMOUNT_INTEGER_DIGITS } from "../platform/money.js";
+import { formatMinorUnits, MAX_AMOUNT_INTEGER_DIGITS } from "@waybill/platform/money.js";
 
 /** The largest amount a money column holds, in minor units of a currency with `scale` digits. */
 export function maxAmountUnits(scale: number): bigint {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "../platform/config.js";
+import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
 
 export const ordersConfigSchema = z.object({
   ...baseConfigShape,

@@ -1,10 +1,11 @@
 // Customers: create, read, list and update, each change with its event in one transaction.
-import { withTransaction, type Queryable } from "../platform/db.js";
-import { NotFoundError, ValidationError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
-import { newId } from "../platform/ids.js";
-import { appendEvents } from "../platform/outbox.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import { NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
+import { newId } from "@waybill/platform/ids.js";
+import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import type { OrdersDeps } from "./deps.js";
 
 export interface Address {

@@ -1,7 +1,7 @@
 // What the orders functions need, passed in rather than imported, so tests can swap any part.
-import type { Pool } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
-import type { Topology } from "../platform/nats.js";
+import type { Pool } from "@waybill/platform/db.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import type { InventoryPort } from "./inventory-port.js";
 
 export interface OrdersDeps {

@@ -2,10 +2,10 @@
 // that tracking number, through the same function as HTTP (a delivery may complete the order).
 // Idempotent by the state machine: a redelivered scan asks for the transition already made,
 // which is refused (409) and dropped, so it changes nothing twice.
-import type { RunningConsumer } from "../platform/consumer.js";
-import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "../platform/device-consumer.js";
-import { issuesOf, shipmentScanSchema } from "../platform/device-messages.js";
-import type { Bus } from "../platform/nats.js";
+import type { RunningConsumer } from "@waybill/platform/consumer.js";
+import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
+import { issuesOf, shipmentScanSchema } from "@waybill/platform/device-messages.js";
+import type { Bus } from "@waybill/platform/nats.js";
 import type { OrdersDeps } from "./deps.js";
 import { applyShipmentStatus } from "./shipments.js";
 

@@ -6,11 +6,11 @@ import type {
   Order as OrderMessage,
   OrdersServiceServer,
   Shipment as ShipmentMessage,
-} from "../gen/waybill/orders/v1/orders.js";
-import { ValidationError } from "../platform/errors.js";
-import { unary } from "../platform/grpc.js";
-import type { Logger } from "../platform/logger.js";
-import { pageLimit } from "../platform/pagination.js";
+} from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import { ValidationError } from "@waybill/platform/errors.js";
+import { unary } from "@waybill/platform/grpc.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import { pageLimit } from "@waybill/platform/pagination.js";
 import { createCustomer, getCustomer, listCustomers, updateCustomer, type Address, type AddressInput, type Customer, type CustomerPatch } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";
 import { changeOrderStatus } from "./order-transitions.js";

@@ -1,8 +1,8 @@
 // What orders needs from inventory: reserve, release and consume an order's stock. The gRPC
 // client is one implementation; tests can pass a fake. Calls carry the current operation
 // context, so inventory's events share the transaction id of the order's.
-import type { InventoryServiceClient } from "../gen/waybill/inventory/v1/inventory.js";
-import { callUnary } from "../platform/grpc.js";
+import type { InventoryServiceClient } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 
 export interface StockLine {
   productId: string;

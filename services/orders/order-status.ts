@@ -1,6 +1,6 @@
 // The order state machine as pure functions: which moves are allowed and what each move does
 // to stock. Persistence and side effects live in order-transitions.ts.
-import { ConflictError } from "../platform/errors.js";
+import { ConflictError } from "@waybill/platform/errors.js";
 
 export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];

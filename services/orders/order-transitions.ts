@@ -2,9 +2,9 @@
 // same operation context so inventory's events share our transaction id), then the guarded
 // status update and its events in one transaction. A saga undoes the stock effect when the
 // local part fails.
-import type { PoolClient } from "../platform/db.js";
-import { AppError, ConflictError, ValidationError } from "../platform/errors.js";
-import { appendEvents, type NewEvent } from "../platform/outbox.js";
+import type { PoolClient } from "@waybill/platform/db.js";
+import { AppError, ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import type { OrdersDeps } from "./deps.js";
 import { stockLinesOf } from "./inventory-port.js";
 import { assertOrderTransition, isOrderStatus, stockEffectOf, type OrderStatus } from "./order-status.js";

@@ -1,12 +1,15 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
-import { UNIQUE_VIOLATION, markOutboxWritten, notifyOutboxCommitted, withTransaction, type Queryable } from "../platform/db.js";
-import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
-import { newId } from "../platform/ids.js";
-import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "../platform/money.js";
-import { appendEvents, outboxInsertSql, outboxRecords } from "../platform/outbox.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { UNIQUE_VIOLATION, type Queryable } from "@waybill/platform/db.js";
+import { markOutboxWritten, notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
+import { newId } from "@waybill/platform/ids.js";
+import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "@waybill/platform/money.js";
+import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
+import { outboxInsertSql } from "@waybill/platform/outbox.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { Pool, PoolClient } from "../platform/db.js";
+import type { Pool, PoolClient } from "@waybill/platform/db.js";
 import { createSaga, withSagaTransaction } from "./saga.js";
 
 const quietLogger = () => ({ error: vi.fn() });

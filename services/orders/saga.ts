@@ -1,8 +1,9 @@
 // An explicit compensation stack (saga): each remote step that succeeded registers how to undo
 // it; when the local commit then fails, the undos run newest first. A failing undo is logged
 // and does not stop the others.
-import { withTransaction, type Pool, type PoolClient } from "../platform/db.js";
-import type { Logger } from "../platform/logger.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
+import type { Pool, PoolClient } from "@waybill/platform/db.js";
+import type { Logger } from "@waybill/platform/logger.js";
 
 export interface Compensation {
   name: string;

@@ -3,12 +3,12 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
-import { InventoryServiceClient } from "../gen/waybill/inventory/v1/inventory.js";
-import { OrdersServiceService } from "../gen/waybill/orders/v1/orders.js";
-import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "../platform/grpc.js";
-import { createOutboxRelay } from "../platform/outbox.js";
-import type { ServiceHandle } from "../platform/run-main.js";
-import { startRuntime } from "../platform/runtime.js";
+import { InventoryServiceClient } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { OrdersServiceService } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
+import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import type { ServiceHandle } from "@waybill/platform/run-main.js";
+import { startRuntime } from "@waybill/platform/runtime.js";
 import type { OrdersConfig } from "./config.js";
 import type { OrdersDeps } from "./deps.js";
 import { startDeviceShipmentsConsumer } from "./device-shipments.js";

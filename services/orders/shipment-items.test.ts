@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, ValidationError } from "../platform/errors.js";
+import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
 import { coversOrder, resolveShipmentItems } from "./shipment-items.js";
 
 const ordered = [

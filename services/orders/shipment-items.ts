@@ -1,6 +1,6 @@
 // Which items a new shipment carries: what the caller listed, checked against what the order
 // has left to ship, or by default everything the order's earlier shipments did not cover.
-import { ConflictError, ValidationError, type FieldError } from "../platform/errors.js";
+import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { stockLinesOf, type StockLine } from "./inventory-port.js";
 
 /** Quantity per product the order has not yet put in a shipment (zero or less: all of it shipped). */

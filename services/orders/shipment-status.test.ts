@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "../platform/errors.js";
+import { ConflictError } from "@waybill/platform/errors.js";
 import { assertShipmentTransition, canMoveShipment, isShipmentStatus, SHIPMENT_STATUSES, type ShipmentStatus } from "./shipment-status.js";
 
 const ALLOWED: [ShipmentStatus, ShipmentStatus][] = [

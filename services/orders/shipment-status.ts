@@ -1,5 +1,5 @@
 // The shipment state machine as pure functions.
-import { ConflictError } from "../platform/errors.js";
+import { ConflictError } from "@waybill/platform/errors.js";
 
 export const SHIPMENT_STATUSES = ["pending", "inTransit", "delivered", "exception"] as const;
 export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];

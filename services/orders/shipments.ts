@@ -1,11 +1,11 @@
 // Shipments of an order: creation, reads and status changes with their timeline. A status
 // change is one plain function, `applyShipmentStatus`, that HTTP and device messages share.
-import { UNIQUE_VIOLATION, type PoolClient, type Queryable } from "../platform/db.js";
-import { ConflictError, NotFoundError, ValidationError } from "../platform/errors.js";
-import { idempotent, type IdempotencyRequest, type IdempotentResult } from "../platform/idempotency.js";
-import { newId } from "../platform/ids.js";
-import { appendEvents, type NewEvent } from "../platform/outbox.js";
-import { decodeCursor, toPage, type Page } from "../platform/pagination.js";
+import { UNIQUE_VIOLATION, type PoolClient, type Queryable } from "@waybill/platform/db.js";
+import { ConflictError, NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
+import { newId } from "@waybill/platform/ids.js";
+import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
+import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import type { OrdersDeps } from "./deps.js";
 import type { StockLine } from "./inventory-port.js";
 import { isShippable } from "./order-status.js";

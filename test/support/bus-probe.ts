@@ -1,7 +1,7 @@
 // Run as a child process (so NODE_EXTRA_CA_CERTS applies from the start): connects the way a
 // service does, declares the streams and stores one message, then prints the outcome as JSON.
-import { createLogger } from "../../services/platform/logger.js";
-import { connectBus, createTopology, ensureStreams, publishDurable } from "../../services/platform/nats.js";
+import { createLogger } from "@waybill/platform/logger.js";
+import { connectBus, createTopology, ensureStreams, publishDurable } from "@waybill/platform/nats.js";
 
 const logger = createLogger("bus-probe", "silent");
 try {

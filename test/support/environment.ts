@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
-import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from "../../services/platform/config.js";
-import { quoteIdent } from "../../services/platform/db.js";
-import { createTopology, type Topology } from "../../services/platform/nats.js";
+import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from "@waybill/platform/config.js";
+import { quoteIdent } from "@waybill/platform/db.js";
+import { createTopology, type Topology } from "@waybill/platform/nats.js";
 
 export interface TestEnvironment {
   databaseUrl: string;

@@ -4,8 +4,9 @@ import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 // tsx loaded into node itself rather than through the tsx CLI: the CLI relays signals to its
-// child and SIGKILLs one that does not react within milliseconds, which cuts a drain short.
-const NODE_ARGS = ["--import", "tsx"];
+// child and SIGKILLs one that does not react within milliseconds, which cuts a drain short. The
+// condition makes the workspace packages (@waybill/*) resolve to their sources, not dist/.
+export const NODE_ARGS = ["--conditions=@waybill/source", "--import", "tsx"];
 
 export interface Child {
   process: ChildProcess;

@@ -23,7 +23,7 @@ export interface Stack {
   inventory: InventoryHandle;
   orders: OrdersHandle;
   dispatcher: DispatcherHandle;
-  /** The MQTT gateway (device registry and DevicesService); MQTT on gateway.port. */
+  /** The MQTT gateway (device registry and MqttGatewayService); MQTT on gateway.port. */
   gateway: MqttGatewayHandle;
   edge: EdgeHandle;
   /** Environment the stack's services were started with (for starting more of them). */
@@ -71,7 +71,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     Object.assign(serviceEnv, backends);
     const gateway = await startMqttGateway(loadMqttGatewayConfig({ ...serviceEnv, MQTT_PORT: "0" }));
     started.push(gateway);
-    Object.assign(serviceEnv, { DEVICES_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` });
+    Object.assign(serviceEnv, { MQTT_GATEWAY_GRPC_URL: `127.0.0.1:${gateway.grpcPort}` });
     const edge = await startEdge(loadEdgeConfig(serviceEnv));
     started.push(edge);
     return {

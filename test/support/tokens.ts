@@ -1,8 +1,8 @@
 // Issues API tokens straight into the identity store, for tests that need other token types
 // before the token manager exists over HTTP.
 import pg from "pg";
-import { newId } from "../../services/platform/ids.js";
-import { generateToken, hashToken, type TokenType } from "../../packages/contracts/identity/tokens.js";
+import { newId } from "@waybill/platform/ids.js";
+import { generateToken, hashToken, type TokenType } from "@waybill/contracts/identity/tokens.js";
 
 export async function issueToken(
   databaseUrl: string,

@@ -2,7 +2,7 @@
 // subscription on the REVOCATIONS subject (a stream's subject is still delivered to core
 // subscribers). A subscriber that was disconnected may have missed messages, so it is told of
 // the gap on reconnect and clears its whole cache; cached answers expire anyway.
-import type { Bus } from "../../../services/platform/nats.js";
+import type { Bus } from "@waybill/platform/nats.js";
 
 export interface Revocation {
   tenantId: string;

@@ -3,13 +3,13 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { IdentityServiceClient } from "../../../services/gen/waybill/identity/v1/identity.js";
+import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import type { SessionPrincipal } from "./token-resolver.js";
 import { SESSION_ALGORITHM } from "../identity/sessions.js";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../identity/sessions.js";
 import { ROLES, type Role } from "../identity/roles.js";
-import { UnauthenticatedError } from "../../../services/platform/errors.js";
-import { callUnary } from "../../../services/platform/grpc.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 
 export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UnauthenticatedError } from "../../../services/platform/errors.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
 import { createCachingTokenResolver, type TokenPrincipal } from "./token-resolver.js";
 
 const TOKEN = `api-${"A".repeat(43)}`;

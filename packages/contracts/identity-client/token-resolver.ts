@@ -1,9 +1,9 @@
 // The client side of identity used by the edge and the MQTT gateway: resolves a token to its
 // principal and caches the answer (keyed by the token's hash, never the value).
 import { LRUCache } from "lru-cache";
-import type { IdentityServiceClient } from "../../../services/gen/waybill/identity/v1/identity.js";
-import { UnauthenticatedError } from "../../../services/platform/errors.js";
-import { callUnary } from "../../../services/platform/grpc.js";
+import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { hashToken, type TokenType } from "../identity/tokens.js";
 import type { Role } from "../identity/roles.js";
 

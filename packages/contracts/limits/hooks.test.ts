@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../../services/platform/errors.js";
+import { ValidationError } from "@waybill/platform/errors.js";
 import { checkHookFields, hookUrlProblem } from "./hooks.js";
 
 describe("hookUrlProblem", () => {

@@ -1,7 +1,7 @@
 // What a hook's fields may be, shared by the dispatcher's own checks and the edge's request
 // schemas, so that both refuse the same input with the same words.
-import { isEventKind } from "../../../services/platform/events/catalog.js";
-import { ValidationError, type FieldError } from "../../../services/platform/errors.js";
+import { isEventKind } from "../events/catalog.js";
+import { ValidationError, type FieldError } from "@waybill/platform/errors.js";
 
 /** The longest a receiver may be given to answer (WEBHOOK_TIMEOUT_MS is capped by it; the edge waits this long for a test delivery). */
 export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;

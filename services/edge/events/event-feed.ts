@@ -4,7 +4,7 @@
 // reader has taken the previous one, so a slow reader holds at most one batch in this process.
 import { decodeTime } from "ulid";
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
-import type { Bus } from "../../platform/nats.js";
+import type { Bus } from "@waybill/platform/nats.js";
 
 /** Messages asked for per pull: what one slow reader can hold in memory here. */
 export const FEED_BATCH = 64;

@@ -3,9 +3,9 @@
 // consumer whenever the connection ends (the reader left, was too slow, or the edge stops).
 import type { ServerResponse } from "node:http";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { Logger } from "../../platform/logger.js";
-import type { Bus } from "../../platform/nats.js";
-import { RateLimitedError, UnavailableError } from "../../platform/errors.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import type { Bus } from "@waybill/platform/nats.js";
+import { RateLimitedError, UnavailableError } from "@waybill/platform/errors.js";
 import { openEventFeed, type EventFeed, type EventFeedRequest } from "./event-feed.js";
 import { openSse } from "./sse.js";
 

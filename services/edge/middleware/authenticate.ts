@@ -1,10 +1,10 @@
 // Bearer authentication: API tokens through the cached resolver, session JWTs verified locally.
 // Either way a request with a known credential costs no gRPC round trip.
 import type { Middleware } from "koa";
-import type { Principal, TokenResolver } from "../../../packages/contracts/identity-client/token-resolver.js";
-import { tokenTypeOf } from "../../../packages/contracts/identity/tokens.js";
-import { UnauthenticatedError } from "../../platform/errors.js";
-import type { SessionVerifier } from "../../../packages/contracts/identity-client/session-verifier.js";
+import type { Principal, TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
+import { tokenTypeOf } from "@waybill/contracts/identity/tokens.js";
+import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import type { SessionVerifier } from "@waybill/contracts/identity-client/session-verifier.js";
 
 declare module "koa" {
   interface DefaultState {

@@ -3,7 +3,7 @@
 import contentType from "content-type";
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../../platform/errors.js";
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "@waybill/platform/errors.js";
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 

@@ -1,8 +1,8 @@
 // Every failure leaves the edge as RFC 9457 problem+json with a stable code; anything that is
 // not an AppError is a fault of the service: logged, answered 500 without internals.
 import type { Middleware } from "koa";
-import { AppError, MethodNotAllowedError, NotFoundError, NotImplementedError, toAppError } from "../../platform/errors.js";
-import type { Logger } from "../../platform/logger.js";
+import { AppError, MethodNotAllowedError, NotFoundError, NotImplementedError, toAppError } from "@waybill/platform/errors.js";
+import type { Logger } from "@waybill/platform/logger.js";
 
 export function problemResponses(logger: Logger): Middleware {
   return async (ctx, next) => {

@@ -2,7 +2,7 @@
 // 429 with Retry-After and the RateLimit-* headers of the IETF draft. The counts live in the
 // store the edge was given (memory, or NATS KV shared by every replica).
 import type { Middleware, ParameterizedContext } from "koa";
-import { RateLimitedError } from "../../platform/errors.js";
+import { RateLimitedError } from "@waybill/platform/errors.js";
 import type { RateLimiter } from "../rate-limit-store.js";
 
 export interface RateLimitOptions {

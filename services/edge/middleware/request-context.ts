@@ -3,9 +3,9 @@
 // client group several requests into one operation (their events share it); it is generated
 // when absent and always echoed.
 import type { Middleware } from "koa";
-import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "../../platform/context.js";
-import { BadRequestError } from "../../platform/errors.js";
-import type { Logger } from "../../platform/logger.js";
+import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "@waybill/platform/context.js";
+import { BadRequestError } from "@waybill/platform/errors.js";
+import type { Logger } from "@waybill/platform/logger.js";
 
 declare module "koa" {
   interface DefaultState {

@@ -1,6 +1,6 @@
 // /v1/customers: thin adapters from HTTP to the orders service, which owns customers.
-import type { Customer, OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { Customer, OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { nullsFor, toPatchMessage, withoutNulls } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";

@@ -1,12 +1,12 @@
 // /v1/devices: the device registry and device messages over HTTP, thin adapters to the MQTT
-// gateway's DevicesService (which stores HTTP readings through the same path as MQTT publishes).
-import type { DevicesServiceClient } from "../../gen/waybill/devices/v1/devices.js";
-import { callUnary } from "../../platform/grpc.js";
+// gateway's MqttGatewayService (which stores HTTP readings through the same path as MQTT publishes).
+import type { MqttGatewayServiceClient } from "@waybill/contracts/gen/waybill/mqtt_gateway/v1/mqtt_gateway.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
 import { deviceOutput, devicesQuery, readingBody, readingOutput } from "../schemas/devices.js";
 
-export function devicesRoutes(api: Api, devices: DevicesServiceClient): void {
+export function devicesRoutes(api: Api, devices: MqttGatewayServiceClient): void {
   route(
     api,
     {

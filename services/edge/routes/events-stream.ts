@@ -1,6 +1,6 @@
 // /v1/events/stream: the tenant's events as they happen, as Server-Sent Events (see events/).
-import { BadRequestError } from "../../platform/errors.js";
-import { idPattern } from "../../platform/ids.js";
+import { BadRequestError } from "@waybill/platform/errors.js";
+import { idPattern } from "@waybill/platform/ids.js";
 import type { EventStreams } from "../events/event-streams.js";
 import { route, type Api } from "../route.js";
 import { eventsStreamQuery, lastEventId } from "../schemas/events.js";

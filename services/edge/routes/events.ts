@@ -1,7 +1,7 @@
 // /v1/events (the tenant's event log, from the dispatcher) and /v1/event-kinds (the catalog).
-import type { DispatcherServiceClient } from "../../gen/waybill/dispatcher/v1/dispatcher.js";
-import { eventKindSchemas } from "../../platform/events/catalog.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { DispatcherServiceClient } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
+import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
 import { eventKindsOutput, eventOutput, eventsQuery } from "../schemas/events.js";

@@ -1,7 +1,7 @@
 // /v1/hooks: thin adapters from HTTP to the dispatcher, which owns hooks and deliveries.
-import { MAX_WEBHOOK_TIMEOUT_MS } from "../../../packages/contracts/limits/hooks.js";
-import type { DispatcherServiceClient, Execution, Hook } from "../../gen/waybill/dispatcher/v1/dispatcher.js";
-import { callUnary } from "../../platform/grpc.js";
+import { MAX_WEBHOOK_TIMEOUT_MS } from "@waybill/contracts/limits/hooks.js";
+import type { DispatcherServiceClient, Execution, Hook } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { nullsFor } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";

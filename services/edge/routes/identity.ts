@@ -1,6 +1,6 @@
 // /v1/auth/login, /v1/tokens and /v1/users: thin adapters to the identity service.
-import type { IdentityServiceClient, Token } from "../../gen/waybill/identity/v1/identity.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { IdentityServiceClient, Token } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
 import { createdTokenOutput, createTokenBody, createUserBody, loginBody, loginOutput, tokenOutput, userOutput } from "../schemas/identity.js";

@@ -1,6 +1,6 @@
 // /v1/inventory: stock levels and adjustments, thin adapters to the inventory service.
-import type { InventoryServiceClient } from "../../gen/waybill/inventory/v1/inventory.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { InventoryServiceClient } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
 import { adjustmentBody, adjustmentOutput, stockLevelOutput, stockQuery } from "../schemas/inventory.js";

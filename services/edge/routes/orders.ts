@@ -1,6 +1,6 @@
 // /v1/orders: thin adapters from HTTP to the orders service.
-import type { Order, OrdersServiceClient } from "../../gen/waybill/orders/v1/orders.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { Order, OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { nullsFor, toPatchMessage } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";

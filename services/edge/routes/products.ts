@@ -1,6 +1,6 @@
 // /v1/products: thin adapters from HTTP to the inventory service.
-import type { InventoryServiceClient, Product } from "../../gen/waybill/inventory/v1/inventory.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { InventoryServiceClient, Product } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
 import { createProductBody, productOutput, updateProductBody } from "../schemas/products.js";

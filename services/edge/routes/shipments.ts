@@ -1,7 +1,7 @@
 // /v1/orders/{id}/shipments and /v1/shipments: thin adapters from HTTP to the orders service,
 // which owns shipments.
-import type { OrdersServiceClient, Shipment } from "../../gen/waybill/orders/v1/orders.js";
-import { callUnary } from "../../platform/grpc.js";
+import type { OrdersServiceClient, Shipment } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import { callUnary } from "@waybill/platform/grpc.js";
 import { nullsFor } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";

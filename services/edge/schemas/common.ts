@@ -1,8 +1,8 @@
 // Schemas shared by the resources of the public API. Each resource's request and response
 // schemas live beside this file; they validate requests and are the source of the OpenAPI document.
 import { z } from "zod";
-import { isCurrency } from "../../platform/money.js";
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../platform/pagination.js";
+import { isCurrency } from "@waybill/platform/money.js";
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "@waybill/platform/pagination.js";
 
 export const decimalAmount = z
   .union([z.string().regex(/^-?\d{1,15}(\.\d+)?$/, 'must be a decimal string such as "12.50"'), z.number().finite()])

@@ -15,7 +15,7 @@ export const addressInput = z
   .strict();
 
 const email = z.email("must be an email address").max(254);
-const phone = z.string().regex(/^\+?[0-9][0-9 ().\/-]{2,31}$/, "digits, spaces and + ( ) . / - only, 3 to 32 characters");
+const phone = z.string().regex(/^\+?[0-9][0-9 ()./-]{2,31}$/, "digits, spaces and + ( ) . / - only, 3 to 32 characters");
 
 export const createCustomerBody = z
   .object({

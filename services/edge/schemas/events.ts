@@ -1,7 +1,7 @@
 // Events: the tenant's event log and the catalog of kinds.
 import { z } from "zod";
-import { EVENT_KINDS } from "../../platform/events/catalog.js";
-import { idPattern } from "../../platform/ids.js";
+import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
+import { idPattern } from "@waybill/platform/ids.js";
 import { pageQuery } from "./common.js";
 
 /** Event ids are time-sortable (ULID bodies), so "after this event" is a comparison of ids. */

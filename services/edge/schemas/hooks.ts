@@ -1,7 +1,7 @@
 // Hooks and their executions: request and response schemas (API.md "Webhooks").
 import { z } from "zod";
-import { HOOK_NAME, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "../../../packages/contracts/limits/hooks.js";
-import { EVENT_KINDS } from "../../platform/events/catalog.js";
+import { HOOK_NAME, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "@waybill/contracts/limits/hooks.js";
+import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 
 const name = z.string().min(1).max(MAX_HOOK_NAME_LENGTH).regex(HOOK_NAME, "no surrounding spaces or control characters");
 const url = z

@@ -1,6 +1,6 @@
 // Inventory: stock levels and adjustments, request and response schemas.
 import { z } from "zod";
-import { MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "../../../packages/contracts/limits/inventory.js";
+import { MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
 import { identifier, pageQuery } from "./common.js";
 
 const location = z.string().min(1).max(MAX_LOCATION_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters");

@@ -1,6 +1,6 @@
 // Products: request and response schemas.
 import { z } from "zod";
-import { MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "../../../packages/contracts/limits/inventory.js";
+import { MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
 import { currencyCode, decimalAmount } from "./common.js";
 
 const sku = z.string().min(1).max(MAX_SKU_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters").describe("Unique within the tenant");

@@ -1,16 +1,15 @@
-// The transactional outbox. `appendEvents` writes events in the caller's SQL transaction; the
+// The transactional outbox. Events (see @waybill/contracts/events/outbox-events.ts) and messages are written in the caller's SQL transaction; the
 // relay publishes pending rows to JetStream with Nats-Msg-Id = event id and then deletes them
 // (JetStream and the dispatcher's event log keep the history; a kept row would only grow the
 // table and cost an index update per event). A crash between publish and delete re-publishes
 // the same id, which JetStream deduplicates.
 // The relay wakes on commits of its own process (no NOTIFY: a notifying transaction holds a
 // global lock through its commit flush, which serialises every writer) and polls for the rest.
-import { currentContext, currentTransactionId, TRACEPARENT_HEADER } from "./context.js";
-import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./events/catalog.js";
-import { newId } from "./ids.js";
+import { currentContext, TRACEPARENT_HEADER } from "./context.js";
 import type { Logger } from "./logger.js";
 import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
-import { markOutboxWritten, onOutboxCommitted, type Pool, type PoolClient, type Queryable } from "./db.js";
+import { markOutboxWritten, onOutboxCommitted } from "./outbox-signal.js";
+import type { Pool, PoolClient, Queryable } from "./db.js";
 
 export const OUTBOX_BATCH_SIZE = 200;
 export const OUTBOX_POLL_INTERVAL_MS = 500;
@@ -29,23 +28,6 @@ export const OUTBOX_LINGER_MS = 3;
  */
 export const OUTBOX_VACUUM_AFTER_ROWS = 5_000;
 export const OUTBOX_VACUUM_INTERVAL_MS = 5_000;
-
-export interface NewEvent<K extends EventKind = EventKind> {
-  tenantId: string;
-  kind: K;
-  payload: EventPayload<K>;
-  /** The operation the event belongs to; by default the one running now (see context.ts). */
-  transactionId?: string;
-}
-
-/** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
-export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
-  if (events.length === 0) return [];
-  const { envelopes, rowsJson } = outboxRecords(topology, events);
-  await client.query(outboxInsertSql("$1"), [rowsJson]);
-  markOutboxWritten(client);
-  return envelopes;
-}
 
 /**
  * The INSERT of outbox rows given as the JSON of `outboxRecords` in parameter `param`, for a
@@ -97,36 +79,22 @@ export async function appendMessages(db: Queryable, messages: OutboxMessage[]): 
     event: m.body,
     headers: outboxHeaders(m.tenantId, m.transactionId),
   }));
-  await db.query(`${outboxInsertSql("$1")} ON CONFLICT (id) DO NOTHING`, [JSON.stringify(rows)]);
-  markOutboxWritten(db);
+  await insertOutboxRows(db, JSON.stringify(rows), { ignoreDuplicates: true });
 }
 
-/** Validates events against the catalog and builds their envelopes and outbox rows. */
-export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
-  const current = currentTransactionId();
-  const envelopes: EventEnvelope[] = [];
-  const rows: unknown[] = [];
-  for (const event of events) {
-    const transactionId = event.transactionId ?? current;
-    const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
-    const envelope: EventEnvelope = { id: newId("evt"), kind: event.kind, time: new Date().toISOString(), transactionId, ...payload };
-    envelopes.push(envelope);
-    rows.push({
-      id: envelope.id,
-      tenant_id: event.tenantId,
-      kind: event.kind,
-      subject: topology.eventSubject(event.tenantId, event.kind),
-      event: envelope,
-      headers: outboxHeaders(event.tenantId, transactionId),
-    });
-  }
-  return { envelopes, rowsJson: JSON.stringify(rows) };
+/**
+ * Inserts outbox rows given as the JSON of an array of { id, tenant_id, kind, subject, event,
+ * headers } in the caller's transaction, and wakes this process's relay after its commit.
+ */
+export async function insertOutboxRows(db: Queryable, rowsJson: string, options: { ignoreDuplicates?: boolean } = {}): Promise<void> {
+  await db.query(`${outboxInsertSql("$1")}${options.ignoreDuplicates ? " ON CONFLICT (id) DO NOTHING" : ""}`, [rowsJson]);
+  markOutboxWritten(db);
 }
 
 interface OutboxRow {
   id: string;
   subject: string;
-  event: EventEnvelope;
+  event: unknown;
   headers: Record<string, string>;
 }
 

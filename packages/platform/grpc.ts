@@ -14,7 +14,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "./context.js";
-import { AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
+import { type AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
 import type { Logger } from "./logger.js";
 
 export const GRPC_DEADLINE_MS = 10_000;

@@ -13,7 +13,7 @@ import { createLogger } from "./logger.js";
 import { connectBus, createTopology } from "./nats.js";
 
 /** The schema of each service that runs consumers. */
-const SERVICE_SCHEMAS: Record<string, string> = { dispatcher: "dispatcher", inventory: "inventory", orders: "orders", "mqtt-gateway": "devices" };
+const SERVICE_SCHEMAS: Record<string, string> = { dispatcher: "dispatcher", inventory: "inventory", orders: "orders", "mqtt-gateway": "mqtt_gateway" };
 
 function service(value: string): string {
   const schema = SERVICE_SCHEMAS[value];

@@ -2,7 +2,7 @@
 // versions:
 //   protoc-gen-ts_proto  v2.18.0
 //   protoc               unknown
-// source: waybill/devices/v1/devices.proto
+// source: waybill/mqtt_gateway/v1/mqtt_gateway.proto
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
@@ -20,9 +20,9 @@ import {
 } from "@grpc/grpc-js";
 import { Idempotency } from "../../common/v1/idempotency.js";
 
-export const protobufPackage = "waybill.devices.v1";
+export const protobufPackage = "waybill.mqtt_gateway.v1";
 
-export const protobufFileName = "waybill/devices/v1/devices.proto";
+export const protobufFileName = "waybill/mqtt_gateway/v1/mqtt_gateway.proto";
 
 export interface Device {
   id: string;
@@ -704,11 +704,11 @@ export const PublishReadingResponse: MessageFns<PublishReadingResponse> = {
  * token, whether they are connected now and when they were last seen. It is also the one code
  * path that stores device messages in JetStream INGRESS, for MQTT and for HTTP alike.
  */
-export type DevicesServiceService = typeof DevicesServiceService;
-export const DevicesServiceService = {
+export type MqttGatewayServiceService = typeof MqttGatewayServiceService;
+export const MqttGatewayServiceService = {
   /** Devices of one tenant, newest first. */
   listDevices: {
-    path: "/waybill.devices.v1.DevicesService/ListDevices" as const,
+    path: "/waybill.mqtt_gateway.v1.MqttGatewayService/ListDevices" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: ListDevicesRequest): Buffer => Buffer.from(ListDevicesRequest.encode(value).finish()),
@@ -721,7 +721,7 @@ export const DevicesServiceService = {
    * devices/<device_id>/<channel…> would; answers once the stream has stored it.
    */
   publishReading: {
-    path: "/waybill.devices.v1.DevicesService/PublishReading" as const,
+    path: "/waybill.mqtt_gateway.v1.MqttGatewayService/PublishReading" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: PublishReadingRequest): Buffer =>
@@ -733,7 +733,7 @@ export const DevicesServiceService = {
   },
 } as const;
 
-export interface DevicesServiceServer extends UntypedServiceImplementation {
+export interface MqttGatewayServiceServer extends UntypedServiceImplementation {
   /** Devices of one tenant, newest first. */
   listDevices: handleUnaryCall<ListDevicesRequest, ListDevicesResponse>;
   /**
@@ -743,7 +743,7 @@ export interface DevicesServiceServer extends UntypedServiceImplementation {
   publishReading: handleUnaryCall<PublishReadingRequest, PublishReadingResponse>;
 }
 
-export interface DevicesServiceClient extends Client {
+export interface MqttGatewayServiceClient extends Client {
   /** Devices of one tenant, newest first. */
   listDevices(
     request: ListDevicesRequest,
@@ -781,12 +781,12 @@ export interface DevicesServiceClient extends Client {
   ): ClientUnaryCall;
 }
 
-export const DevicesServiceClient = makeGenericClientConstructor(
-  DevicesServiceService,
-  "waybill.devices.v1.DevicesService",
+export const MqttGatewayServiceClient = makeGenericClientConstructor(
+  MqttGatewayServiceService,
+  "waybill.mqtt_gateway.v1.MqttGatewayService",
 ) as unknown as {
-  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): DevicesServiceClient;
-  service: typeof DevicesServiceService;
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): MqttGatewayServiceClient;
+  service: typeof MqttGatewayServiceService;
   serviceName: string;
 };
 

@@ -7,7 +7,7 @@ import { contextFrom, runInContext, TRACEPARENT_HEADER } from "./context.js";
 import type { ConsumerHealth } from "./consumer-health.js";
 import { PoisonMessage, type DeadLetters } from "./dead-letters.js";
 import type { Pool, PoolClient } from "./db.js";
-import { withTransaction } from "./db.js";
+import { withTransaction } from "./transactions.js";
 import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
 import type { Logger } from "./logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";

@@ -1,6 +1,7 @@
 // What every back-end service starts with: logger, its database schema (migrated), the bus with
 // its streams, the ops endpoints. Resources are stopped in reverse order of start.
-import { createPool, ensureDatabase, migrate, PLATFORM_MIGRATIONS_DIR, type Pool } from "./db.js";
+import { createPool, ensureDatabase, type Pool } from "./db.js";
+import { migrate, PLATFORM_MIGRATIONS_DIR } from "./migrations.js";
 import { startHousekeeping } from "./housekeeping.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js";
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   service: string;
   schema: string;
   migrationsDir: string;
+  /** Names this service's schema had before; an existing one is renamed to `schema` at start. */
+  formerSchemaNames?: string[];
   config: RuntimeConfig;
   /** Where the ops server listens; undefined when the service serves ops itself (the edge). */
   opsPort?: number;
@@ -66,7 +69,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     await ensureDatabase(config.DATABASE_URL);
     const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, max: config.DB_POOL_MAX, applicationName: `waybill-${service}`, logger });
     stack.push(() => pool.end());
-    const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir]);
+    const applied = await migrate(pool, schema, [PLATFORM_MIGRATIONS_DIR, options.migrationsDir], { formerSchemaNames: options.formerSchemaNames });
     if (applied.length > 0) logger.info({ schema, applied }, "migrations applied");
     const housekeeping = startHousekeeping({ pool, logger });
     stack.push(() => housekeeping.stop());

@@ -1,0 +1,46 @@
+// Catalog events into the outbox: validated against the catalog, wrapped in their envelope and
+// written in the caller's transaction through the platform outbox's one INSERT.
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Queryable } from "@waybill/platform/db.js";
+import { newId } from "@waybill/platform/ids.js";
+import type { Topology } from "@waybill/platform/nats.js";
+import { insertOutboxRows, outboxHeaders } from "@waybill/platform/outbox.js";
+import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./catalog.js";
+
+export interface NewEvent<K extends EventKind = EventKind> {
+  tenantId: string;
+  kind: K;
+  payload: EventPayload<K>;
+  /** The operation the event belongs to; by default the one running now (see context.ts). */
+  transactionId?: string;
+}
+
+/** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
+export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
+  if (events.length === 0) return [];
+  const { envelopes, rowsJson } = outboxRecords(topology, events);
+  await insertOutboxRows(client, rowsJson);
+  return envelopes;
+}
+
+/** Validates events against the catalog and builds their envelopes and outbox rows. */
+export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
+  const current = currentTransactionId();
+  const envelopes: EventEnvelope[] = [];
+  const rows: unknown[] = [];
+  for (const event of events) {
+    const transactionId = event.transactionId ?? current;
+    const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
+    const envelope: EventEnvelope = { id: newId("evt"), kind: event.kind, time: new Date().toISOString(), transactionId, ...payload };
+    envelopes.push(envelope);
+    rows.push({
+      id: envelope.id,
+      tenant_id: event.tenantId,
+      kind: event.kind,
+      subject: topology.eventSubject(event.tenantId, event.kind),
+      event: envelope,
+      headers: outboxHeaders(event.tenantId, transactionId),
+    });
+  }
+  return { envelopes, rowsJson: JSON.stringify(rows) };
+}

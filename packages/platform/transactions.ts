@@ -1,0 +1,20 @@
+// One SQL transaction on a connection of the pool; a commit that wrote outbox rows wakes the relay.
+import type { Pool, PoolClient } from "./db.js";
+import { clearOutboxWritten, notifyOutboxCommitted, wroteOutboxRows } from "./outbox-signal.js";
+
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    if (wroteOutboxRows(client)) notifyOutboxCommitted(pool);
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    clearOutboxWritten(client);
+    client.release();
+  }
+}
