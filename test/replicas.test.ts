@@ -49,7 +49,7 @@ let dispatchers: Replica[];
 
 beforeAll(async () => {
   stack = await startStack({
-    extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,400ms,800ms", DISPATCHER_ACK_WAIT_MS: String(ACK_WAIT_MS) },
+    extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,400ms,800ms", CONSUMER_ACK_WAIT_MS: String(ACK_WAIT_MS) },
   });
   // The in-process orders, dispatcher and edge give way to two processes each.
   await stack.edge.stop();

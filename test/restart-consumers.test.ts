@@ -40,7 +40,6 @@ beforeAll(async () => {
     servers: { natsUrl: nats.url },
     extraEnv: {
       ...LOOPBACK_RECEIVERS,
-      DISPATCHER_ACK_WAIT_MS: String(ACK_WAIT_MS),
       CONSUMER_ACK_WAIT_MS: String(ACK_WAIT_MS),
       // Only a revocation (or a gap in hearing them) may take a token out of the edge's cache.
       AUTH_CACHE_TTL_MS: "600000",

@@ -13,7 +13,7 @@ import { LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./w
 const BEFORE = 30;
 const WHILE_DOWN = 10;
 // What the killed process had taken is redelivered after the consumers' ack wait: shortened here
-// (DISPATCHER_ACK_WAIT_MS) so that it happens within the test; production keeps 30 s.
+// (CONSUMER_ACK_WAIT_MS) so that it happens within the test; production keeps 30 s.
 const ACK_WAIT_MS = 2_000;
 
 let stack: Stack;
@@ -34,7 +34,7 @@ async function startDispatcherProcess(): Promise<Child> {
 
 beforeAll(async () => {
   stack = await startStack({
-    extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,400ms,800ms", DISPATCHER_ACK_WAIT_MS: String(ACK_WAIT_MS) },
+    extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "100ms,200ms,400ms,800ms", CONSUMER_ACK_WAIT_MS: String(ACK_WAIT_MS) },
   });
   call = client(stack);
   customerId = await createCustomer(call);

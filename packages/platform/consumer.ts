@@ -1,6 +1,8 @@
 // Durable JetStream consumers with at-least-once handling: each message runs in the operation
 // context carried by its headers; failures are nak'ed with a growing delay; `processOnce`
 // makes a handler idempotent through the service's inbox table.
+import { DEFAULT_CONSUMER_ACK_WAIT_MS } from "./config.js";
+import { backoffMs } from "./backoff.js";
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext, TRACEPARENT_HEADER } from "./context.js";
@@ -12,16 +14,16 @@ import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
 import type { Logger } from "./logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 
-export const CONSUMER_ACK_WAIT_MS = 30_000;
 export const CONSUMER_MAX_ACK_PENDING = 1_000;
 export const CONSUMER_BATCH = 100;
 export const CONSUMER_MAX_RETRY_DELAY_MS = 30_000;
+export const CONSUMER_FIRST_RETRY_DELAY_MS = 500;
 /** Deliveries of one message before it is given up on (a dead letter when the consumer has a store). */
 export const CONSUMER_MAX_DELIVER = 10;
 
 /** The delay before a failed message comes back: doubling from 0.5 s, at most `maxMs`. */
 export function redeliveryDelayMs(deliveryCount: number, maxMs = CONSUMER_MAX_RETRY_DELAY_MS): number {
-  return Math.min(maxMs, 500 * 2 ** Math.min(deliveryCount, 10));
+  return backoffMs(deliveryCount, { baseMs: CONSUMER_FIRST_RETRY_DELAY_MS, maxMs });
 }
 
 export interface ConsumerOptions {
@@ -68,7 +70,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       filter_subject: options.filterSubject,
-      ack_wait: nanos(options.ackWaitMs ?? CONSUMER_ACK_WAIT_MS),
+      ack_wait: nanos(options.ackWaitMs ?? DEFAULT_CONSUMER_ACK_WAIT_MS),
       max_ack_pending: maxAckPending,
     },
   });

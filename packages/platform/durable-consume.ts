@@ -6,6 +6,7 @@
 // holds in memory may no longer match the server (`onDisruption`): after a server restart the
 // server redelivers what was unacknowledged, so admission state built on the old deliveries has
 // to be dropped or re-derived, never trusted.
+import { backoffMs } from "./backoff.js";
 import type { ConsumerConfig, ConsumerInfo, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "./logger.js";
 import { ensureConsumer, ensureStreams, type Bus } from "./nats.js";
@@ -119,7 +120,7 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
   active = await open();
 
   /** Jittered exponential backoff after `failures` failures in a row. */
-  const backoffMs = (failures: number) => Math.min(CONSUME_RETRY_MAX_MS, CONSUME_RETRY_MIN_MS * 2 ** failures) * (0.5 + random() / 2);
+  const retryDelayMs = (failures: number) => backoffMs(failures, { baseMs: CONSUME_RETRY_MIN_MS, maxMs: CONSUME_RETRY_MAX_MS, jitter: 0.5, random });
 
   async function* run(): AsyncGenerator<JsMsg> {
     let failures = 0;
@@ -129,7 +130,7 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
           active = await open();
         } catch (error) {
           if (bus.nc.isClosed()) return;
-          const delay = backoffMs(++failures);
+          const delay = retryDelayMs(++failures);
           logger.warn({ stream, consumer: durable, err: (error as Error).message, retryInMs: Math.round(delay) }, "consumer cannot be opened; will retry");
           await pause(delay);
           continue;
@@ -151,7 +152,7 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
       if (stopped || bus.nc.isClosed()) return;
       options.onDisruption?.("restarted");
       // A pull that ends by itself again and again (a refused request) is not retried in a busy loop.
-      if (!requested && !received) await pause(backoffMs(++failures));
+      if (!requested && !received) await pause(retryDelayMs(++failures));
     }
   }
 

@@ -10,12 +10,12 @@ describe("dispatcher config", () => {
     expect(config.WEBHOOK_TIMEOUT_MS).toBe(30_000);
     expect(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
     expect(config.WEBHOOK_SECRET_KEY).toBeUndefined();
-    expect(config.DISPATCHER_ACK_WAIT_MS).toBe(30_000);
+    expect(config.CONSUMER_ACK_WAIT_MS).toBe(30_000);
   });
 
   it("lets tests shorten the consumers' ack wait, not below a second", () => {
-    expect(loadDispatcherConfig({ DISPATCHER_ACK_WAIT_MS: "2000" }).DISPATCHER_ACK_WAIT_MS).toBe(2_000);
-    expect(() => loadDispatcherConfig({ DISPATCHER_ACK_WAIT_MS: "500" })).toThrow(/DISPATCHER_ACK_WAIT_MS/);
+    expect(loadDispatcherConfig({ CONSUMER_ACK_WAIT_MS: "2000" }).CONSUMER_ACK_WAIT_MS).toBe(2_000);
+    expect(() => loadDispatcherConfig({ CONSUMER_ACK_WAIT_MS: "500" })).toThrow(/CONSUMER_ACK_WAIT_MS/);
   });
 
   it("reads a compressed schedule, the private-network switch and a key", () => {

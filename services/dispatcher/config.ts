@@ -11,7 +11,6 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */
 export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
 /** How long JetStream waits for a dispatcher that took a message to settle it before handing it to another. */
-export const DEFAULT_DISPATCHER_ACK_WAIT_MS = 30_000;
 
 const secretKey = z.string().refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
   message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
@@ -59,7 +58,6 @@ export const dispatcherConfigSchema = z
     RETENTION_EVENTS: duration.default(DEFAULT_RETENTION_EVENTS_MS),
     RETENTION_EXECUTIONS: duration.default(DEFAULT_RETENTION_EXECUTIONS_MS),
     RETENTION_TEST_EVENTS: duration.default(DEFAULT_RETENTION_TEST_EVENTS_MS),
-    DISPATCHER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_DISPATCHER_ACK_WAIT_MS),
   })
   .refine((config) => config.NODE_ENV !== "production" || config.WEBHOOK_SECRET_KEY !== undefined, {
     path: ["WEBHOOK_SECRET_KEY"],

@@ -27,6 +27,7 @@
 //   reservations and the held deliveries get a heartbeat at once; they are still delivered from
 //   memory, and a copy the server redelivers is recognised as already delivered. When the
 //   durable itself was lost, or the pull stalled, what is queued is handed back instead.
+import { DEFAULT_CONSUMER_ACK_WAIT_MS } from "@waybill/platform/config.js";
 import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import { contextFrom, runInContext, TRACEPARENT_HEADER } from "@waybill/platform/context.js";
@@ -35,7 +36,6 @@ import { redeliveryDelayMs } from "@waybill/platform/consumer.js";
 import { startDurableConsume } from "@waybill/platform/durable-consume.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
-import { DEFAULT_DISPATCHER_ACK_WAIT_MS } from "./config.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
@@ -62,7 +62,7 @@ export interface DeliveriesConsumerOptions {
   deliverer: Deliverer;
   logger: Logger;
   perHook: number;
-  /** The consumer's ack wait (DISPATCHER_ACK_WAIT_MS); DEFAULT_DISPATCHER_ACK_WAIT_MS unless given. */
+  /** The consumer's ack wait (CONSUMER_ACK_WAIT_MS); DEFAULT_CONSUMER_ACK_WAIT_MS unless given. */
   ackWaitMs?: number;
   maxHeld?: number;
   breakers?: BreakerRegistry;
@@ -87,7 +87,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   const random = options.random ?? Math.random;
   const breakers = options.breakers ?? createBreakerRegistry();
   const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
-  const ackWaitMs = options.ackWaitMs ?? DEFAULT_DISPATCHER_ACK_WAIT_MS;
+  const ackWaitMs = options.ackWaitMs ?? DEFAULT_CONSUMER_ACK_WAIT_MS;
   let admitting = false; // the lanes exist (a disruption during the start has nothing to release)
   const consume = await startDurableConsume({
     bus,

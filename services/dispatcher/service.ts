@@ -79,7 +79,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       deliverer,
       logger,
       perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
-      ackWaitMs: config.DISPATCHER_ACK_WAIT_MS,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       onOutcome: (outcome) => {
         if (outcome.kind !== "attempted") return;
         attempts.inc({ outcome: outcome.execution.outcome });
@@ -110,7 +110,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       stream: bus.topology.eventsStream,
       durable: EVENTS_CONSUMER,
       filterSubject: bus.topology.eventsWildcard,
-      ackWaitMs: config.DISPATCHER_ACK_WAIT_MS,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       logger,
       health: runtime.consumerHealth,
       // Events handled side by side are recorded together (one transaction per batch).

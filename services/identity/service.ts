@@ -86,7 +86,7 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
       [
         IdentityServiceService,
         {
-          authenticate: unary(logger, async ({ token }: { token: string }) => {
+          resolveToken: unary(logger, async ({ token }: { token: string }) => {
             const principal = await tokenVerifier.verify(token);
             return {
               tenantId: principal.tenantId,

@@ -47,7 +47,7 @@ export type TokenLookup = (token: string) => Promise<TokenPrincipal>;
 
 export function createTokenResolver(identity: IdentityServiceClient, options: { ttlMs: number; max: number }): TokenResolver {
   return createCachingTokenResolver(async (token) => {
-    const answer = await callUnary(identity.authenticate.bind(identity), { token });
+    const answer = await callUnary(identity.resolveToken.bind(identity), { token });
     return {
       kind: "token",
       tenantId: answer.tenantId,

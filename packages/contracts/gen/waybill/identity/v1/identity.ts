@@ -24,11 +24,11 @@ export const protobufPackage = "waybill.identity.v1";
 
 export const protobufFileName = "waybill/identity/v1/identity.proto";
 
-export interface AuthenticateRequest {
+export interface ResolveTokenRequest {
   token: string;
 }
 
-export interface AuthenticateResponse {
+export interface ResolveTokenResponse {
   tenantId: string;
   /** tok_… for API tokens. */
   tokenId: string;
@@ -142,19 +142,19 @@ export interface ListUsersResponse {
   nextCursor?: string | undefined;
 }
 
-function createBaseAuthenticateRequest(): AuthenticateRequest {
+function createBaseResolveTokenRequest(): ResolveTokenRequest {
   return { token: "" };
 }
 
-export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
-  encode(message: AuthenticateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ResolveTokenRequest: MessageFns<ResolveTokenRequest> = {
+  encode(message: ResolveTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.token !== "") {
       writer.uint32(10).string(message.token);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveTokenRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -163,7 +163,7 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthenticateRequest();
+      const message = createBaseResolveTokenRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -187,11 +187,11 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     }
   },
 
-  fromJSON(object: any): AuthenticateRequest {
+  fromJSON(object: any): ResolveTokenRequest {
     return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
   },
 
-  toJSON(message: AuthenticateRequest): unknown {
+  toJSON(message: ResolveTokenRequest): unknown {
     const obj: any = {};
     if (message.token !== "") {
       obj.token = message.token;
@@ -199,22 +199,22 @@ export const AuthenticateRequest: MessageFns<AuthenticateRequest> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<AuthenticateRequest>, I>>(base?: I): AuthenticateRequest {
-    return AuthenticateRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ResolveTokenRequest>, I>>(base?: I): ResolveTokenRequest {
+    return ResolveTokenRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<AuthenticateRequest>, I>>(object: I): AuthenticateRequest {
-    const message = createBaseAuthenticateRequest();
+  fromPartial<I extends Exact<DeepPartial<ResolveTokenRequest>, I>>(object: I): ResolveTokenRequest {
+    const message = createBaseResolveTokenRequest();
     message.token = object.token ?? "";
     return message;
   },
 };
 
-function createBaseAuthenticateResponse(): AuthenticateResponse {
+function createBaseResolveTokenResponse(): ResolveTokenResponse {
   return { tenantId: "", tokenId: "", tokenType: "", expiresAtMs: 0 };
 }
 
-export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
-  encode(message: AuthenticateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const ResolveTokenResponse: MessageFns<ResolveTokenResponse> = {
+  encode(message: ResolveTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.tenantId !== "") {
       writer.uint32(10).string(message.tenantId);
     }
@@ -230,7 +230,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): AuthenticateResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveTokenResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -239,7 +239,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAuthenticateResponse();
+      const message = createBaseResolveTokenResponse();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -287,7 +287,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     }
   },
 
-  fromJSON(object: any): AuthenticateResponse {
+  fromJSON(object: any): ResolveTokenResponse {
     return {
       tenantId: isSet(object.tenantId)
         ? globalThis.String(object.tenantId)
@@ -312,7 +312,7 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     };
   },
 
-  toJSON(message: AuthenticateResponse): unknown {
+  toJSON(message: ResolveTokenResponse): unknown {
     const obj: any = {};
     if (message.tenantId !== "") {
       obj.tenantId = message.tenantId;
@@ -329,11 +329,11 @@ export const AuthenticateResponse: MessageFns<AuthenticateResponse> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<AuthenticateResponse>, I>>(base?: I): AuthenticateResponse {
-    return AuthenticateResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<ResolveTokenResponse>, I>>(base?: I): ResolveTokenResponse {
+    return ResolveTokenResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<AuthenticateResponse>, I>>(object: I): AuthenticateResponse {
-    const message = createBaseAuthenticateResponse();
+  fromPartial<I extends Exact<DeepPartial<ResolveTokenResponse>, I>>(object: I): ResolveTokenResponse {
+    const message = createBaseResolveTokenResponse();
     message.tenantId = object.tenantId ?? "";
     message.tokenId = object.tokenId ?? "";
     message.tokenType = object.tokenType ?? "";
@@ -1963,15 +1963,15 @@ export const IdentityServiceService = {
    * Resolves an API token (`{type}-{secret}`) to its principal, or fails with
    * UNAUTHENTICATED when it is unknown, expired or revoked.
    */
-  authenticate: {
-    path: "/waybill.identity.v1.IdentityService/Authenticate" as const,
+  resolveToken: {
+    path: "/waybill.identity.v1.IdentityService/ResolveToken" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AuthenticateRequest): Buffer => Buffer.from(AuthenticateRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AuthenticateRequest => AuthenticateRequest.decode(value),
-    responseSerialize: (value: AuthenticateResponse): Buffer =>
-      Buffer.from(AuthenticateResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AuthenticateResponse => AuthenticateResponse.decode(value),
+    requestSerialize: (value: ResolveTokenRequest): Buffer => Buffer.from(ResolveTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveTokenRequest => ResolveTokenRequest.decode(value),
+    responseSerialize: (value: ResolveTokenResponse): Buffer =>
+      Buffer.from(ResolveTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveTokenResponse => ResolveTokenResponse.decode(value),
   },
   /** Exchanges an email and password for a short-lived session JWT. */
   login: {
@@ -2047,7 +2047,7 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * Resolves an API token (`{type}-{secret}`) to its principal, or fails with
    * UNAUTHENTICATED when it is unknown, expired or revoked.
    */
-  authenticate: handleUnaryCall<AuthenticateRequest, AuthenticateResponse>;
+  resolveToken: handleUnaryCall<ResolveTokenRequest, ResolveTokenResponse>;
   /** Exchanges an email and password for a short-lived session JWT. */
   login: handleUnaryCall<LoginRequest, LoginResponse>;
   /** The public keys that verify session JWTs (a JWK Set), so the edge verifies them locally. */
@@ -2064,20 +2064,20 @@ export interface IdentityServiceClient extends Client {
    * Resolves an API token (`{type}-{secret}`) to its principal, or fails with
    * UNAUTHENTICATED when it is unknown, expired or revoked.
    */
-  authenticate(
-    request: AuthenticateRequest,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
+  resolveToken(
+    request: ResolveTokenRequest,
+    callback: (error: ServiceError | null, response: ResolveTokenResponse) => void,
   ): ClientUnaryCall;
-  authenticate(
-    request: AuthenticateRequest,
+  resolveToken(
+    request: ResolveTokenRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
+    callback: (error: ServiceError | null, response: ResolveTokenResponse) => void,
   ): ClientUnaryCall;
-  authenticate(
-    request: AuthenticateRequest,
+  resolveToken(
+    request: ResolveTokenRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: AuthenticateResponse) => void,
+    callback: (error: ServiceError | null, response: ResolveTokenResponse) => void,
   ): ClientUnaryCall;
   /** Exchanges an email and password for a short-lived session JWT. */
   login(
