@@ -4,6 +4,7 @@
 // until it makes progress again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDeliveriesConsumer } from "../services/dispatcher/deliveries-consumer.js";
+import { createDeliveryScheduler } from "../services/dispatcher/delivery-scheduler.js";
 import type { AttemptOutcome, Deliverer } from "../services/dispatcher/delivery.js";
 import { createConsumerHealth, CONSUMER_STALLED_METRIC } from "@waybill/platform/consumer-health.js";
 import { processOnce, startConsumer } from "@waybill/platform/consumer.js";
@@ -212,7 +213,8 @@ describe("a durable consumer", () => {
         return { kind: "dropped", reason: "already delivered" };
       },
     };
-    const consumer = await startDeliveriesConsumer({ bus, deliverer, logger, perHook: 2, ackWaitMs: 2_000, health });
+    const scheduler = createDeliveryScheduler({ deliverer, logger, perHook: 2, ackWaitMs: 2_000 });
+    const consumer = await startDeliveriesConsumer({ bus, scheduler, logger, ackWaitMs: 2_000, health });
     try {
       const deliveryIds = ids("dlv", 20);
       await Promise.all(
@@ -248,6 +250,7 @@ describe("a durable consumer", () => {
     } finally {
       release();
       await consumer.stop();
+      await scheduler.stop();
       health.stop();
     }
   }, 60_000);

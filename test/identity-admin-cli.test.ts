@@ -10,7 +10,7 @@ import { loadIdentityConfig } from "../services/identity/config.js";
 import { startIdentity, type IdentityHandle } from "../services/identity/service.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { request } from "./support/http.js";
-import { ROOT } from "./support/processes.js";
+import { NODE_ARGS, ROOT } from "./support/processes.js";
 
 let env: TestEnvironment;
 let identity: IdentityHandle;
@@ -34,7 +34,7 @@ afterAll(async () => {
 /** Runs the same entry as `npm run admin -- <args>` against the test database. */
 function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "services/identity/admin-cli.ts"), ...args], {
+    const child = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, "services/identity/admin-cli.ts"), ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: env.databaseUrl },
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,34 +1,31 @@
-// What the dispatcher does with each event from EVENTS: record it in the tenant's event log and,
-// in the same transaction, queue its deliveries to the hooks subscribed to its kind. A redelivered
-// event is already in the log, so it is neither recorded nor fanned out twice. Events taken in
-// at the same time share one transaction (see batcher.ts).
-import { withTransaction } from "@waybill/platform/transactions.js";
+// What the dispatcher does with each event from EVENTS first: record it in the tenant's event log
+// and find its deliveries (fan-out.ts). Events taken in at the same time share one statement (see
+// batcher.ts). A redelivered event is not recorded twice; its deliveries are offered again only
+// when JetStream delivers it again (an earlier attempt at it may have been cut short).
 import type { Pool } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
-import type { Topology } from "@waybill/platform/nats.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
-import { recordAndFanOut, type IncomingEvent } from "./fan-out.js";
+import type { DeliveryMessage } from "./delivery-message.js";
+import { recordEvents, type IncomingEvent } from "./fan-out.js";
 
 export interface EventIntakeDeps {
   pool: Pool;
-  topology: Topology;
 }
 
 export interface Intake {
   event: EventEnvelope;
   fresh: boolean;
-  deliveries: number;
+  deliveries: DeliveryMessage[];
 }
 
-export type TakeEvent = (tenantId: string, eventJson: string) => Promise<Intake>;
+export type TakeEvent = (tenantId: string, eventJson: string, redelivered: boolean) => Promise<Intake>;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
-  // A transaction around the statement so that the outbox relay is woken by its commit.
-  const take = createBatcher((events: IncomingEvent[]) => withTransaction(deps.pool, (client) => recordAndFanOut(client, deps.topology, events)));
+  const take = createBatcher((events: IncomingEvent[]) => recordEvents(deps.pool, events));
   /** `eventJson` is the message as received; it becomes the body of every delivery. */
-  return async (tenantId, eventJson) => {
+  return async (tenantId, eventJson, redelivered) => {
     const event = JSON.parse(eventJson) as EventEnvelope;
-    const { fresh, deliveries } = await take({ tenantId, event, eventJson });
+    const { fresh, deliveries } = await take({ tenantId, event, eventJson, redelivered });
     return { event, fresh, deliveries };
   };
 }

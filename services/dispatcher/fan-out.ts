@@ -1,75 +1,85 @@
 // Fan-out: an event becomes one delivery per active hook of its tenant subscribed to its kind
 // (active since before the event occurred: an event of a pause that arrives late is not queued).
-// The deliveries are written to the dispatcher's outbox in the same transaction that records the
-// event, so a crash between recording and publishing loses nothing: the relay publishes them
-// later, and Nats-Msg-Id = "<eventId>:<hookId>" makes a second publish a no-op.
-import { markOutboxWritten } from "@waybill/platform/outbox-signal.js";
+// A new event's deliveries are attempted straight away (event-deliveries.ts); re-deliveries asked
+// for by hand go through the dispatcher's outbox into DELIVERIES (queueDeliveries).
 import type { Queryable } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
-import { appendMessages, outboxHeaders, outboxInsertFromSql } from "@waybill/platform/outbox.js";
-import type { DeliveryMessage } from "./delivery-message.js";
-
-/** The subject of a hook's deliveries is this prefix + the hook id (checked, so SQL can build it). */
-export function deliveriesSubjectPrefix(topology: Topology): string {
-  const prefix = topology.deliveriesSubject("");
-  if (topology.deliveriesSubject("hook_x") !== `${prefix}hook_x`) throw new Error("deliveries subjects are not <prefix><hookId>");
-  return prefix;
-}
+import { appendMessages } from "@waybill/platform/outbox.js";
+import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 
 export interface IncomingEvent {
   tenantId: string;
   event: EventEnvelope;
   /** The event as received; the body of each of its deliveries. */
   eventJson: string;
+  /** JetStream delivered it before (a crash or a timeout may have cut its deliveries short). */
+  redelivered: boolean;
+}
+
+export interface RecordedEvent {
+  /** New in the event log (false: recorded before, by an earlier delivery or a duplicate publish). */
+  fresh: boolean;
+  /** One per active hook subscribed to its kind since before it occurred; none for a duplicate. */
+  deliveries: DeliveryMessage[];
 }
 
 /**
- * Records events in the event log and queues the deliveries of those that are new there, in one
- * statement (one round trip, in the caller's transaction) for many events. Answers, per event in
- * order, whether it was new and how many deliveries it got.
+ * Records events in the event log and answers, per event in order, whether it was new there and
+ * its deliveries: to every hook subscribed to its kind when it is new, or when JetStream delivers
+ * it again (what was delivered already is recognised by the deliverer); none for a copy that was
+ * published twice. One statement for many events.
  */
-export async function recordAndFanOut(db: Queryable, topology: Topology, events: IncomingEvent[]): Promise<{ fresh: boolean; deliveries: number }[]> {
-  const input = events.map(({ tenantId, event, eventJson }) => ({
+export async function recordEvents(db: Queryable, events: IncomingEvent[]): Promise<RecordedEvent[]> {
+  const input = events.map(({ tenantId, event, eventJson, redelivered }) => ({
     id: event.id,
     tenant_id: tenantId,
     kind: event.kind,
     time: event.time,
     transaction_id: event.transactionId,
     raw: eventJson,
-    headers: outboxHeaders(tenantId, event.transactionId),
+    redelivered,
   }));
-  const { rows } = await db.query<{ id: string; fresh: boolean; deliveries: number }>(
+  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[] }>(
     `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text, headers jsonb)
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text, redelivered boolean)
+       ORDER BY id, redelivered DESC
      ), logged AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
-     ), queued AS (
-       ${outboxInsertFromSql(`SELECT i.id || ':' || h.id, i.tenant_id, i.kind, $2 || h.id,
-              jsonb_build_object('deliveryId', i.id || ':' || h.id, 'tenantId', i.tenant_id, 'hookId', h.id, 'trigger', 'event',
-                                 'eventId', i.id, 'eventKind', i.kind, 'eventTime', i.time, 'eventJson', i.raw),
-              i.headers
-         FROM input i
-         JOIN logged l ON l.id = i.id
-         JOIN hooks h ON h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz`)}
-       ON CONFLICT (id) DO NOTHING RETURNING split_part(id, ':', 1) AS event_id
      )
-     SELECT i.id, l.id IS NOT NULL AS fresh, (SELECT count(*) FROM queued q WHERE q.event_id = i.id)::int AS deliveries
+     SELECT i.id, l.id IS NOT NULL AS fresh,
+            CASE WHEN l.id IS NOT NULL OR i.redelivered THEN
+              ARRAY(SELECT h.id FROM hooks h
+                     WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
+                     ORDER BY h.id)
+            ELSE '{}' END AS hook_ids
        FROM input i LEFT JOIN logged l ON l.id = i.id`,
-    [JSON.stringify(input), deliveriesSubjectPrefix(topology)],
+    [JSON.stringify(input)],
   );
-  if (rows.some((row) => row.deliveries > 0)) markOutboxWritten(db);
   const byId = new Map(rows.map((row) => [row.id, row]));
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();
-  return events.map(({ event }) => {
+  return events.map(({ tenantId, event, eventJson }) => {
     const row = byId.get(event.id)!;
     const first = !seen.has(event.id);
     seen.add(event.id);
-    return first ? { fresh: row.fresh, deliveries: row.deliveries } : { fresh: false, deliveries: 0 };
+    if (!first) return { fresh: false, deliveries: [] };
+    return {
+      fresh: row.fresh,
+      deliveries: row.hook_ids.map((hookId) => ({
+        deliveryId: fanOutDeliveryId(event.id, hookId),
+        tenantId,
+        hookId,
+        trigger: "event" as const,
+        eventId: event.id,
+        eventKind: event.kind,
+        eventTime: event.time,
+        eventJson,
+      })),
+    };
   });
 }
 

@@ -1,6 +1,6 @@
-// The dispatcher: consumes EVENTS into the tenant event log and fans each event out to the hooks
-// subscribed to its kind (through its outbox into DELIVERIES); consumes DELIVERIES and sends the
-// signed webhooks; serves hooks, executions and the event log over gRPC.
+// The dispatcher: consumes EVENTS into the tenant event log and attempts each event's deliveries to
+// the hooks subscribed to its kind straight away; DELIVERIES carries retries, re-deliveries and what
+// a hook could not take at once. Serves hooks, executions and the event log over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Counter, Histogram } from "prom-client";
@@ -20,6 +20,8 @@ import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
 import { createEventIntake } from "./event-intake.js";
+import { createEventDeliveries } from "./event-deliveries.js";
+import { createDeliveryScheduler } from "./delivery-scheduler.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
 import { checkSecretKey } from "./secret-key-check.js";
 import { createHookUrlCheck } from "./hook-address.js";
@@ -29,6 +31,12 @@ import { createSender } from "./sender.js";
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
 export const DELIVERY_POOL_MAX = 4;
+/**
+ * Events in hand at once. Each waits for its deliveries (at most DIRECT_WAIT_BUDGET_MS in a lane's
+ * queue, or while its hook's attempt runs), so this is what keeps lanes fed while some wait.
+ */
+export const EVENTS_CONCURRENCY = 512;
+export const EVENTS_MAX_ACK_PENDING = 2_048;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface DispatcherHandle extends ServiceHandle {
@@ -74,8 +82,9 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     runtime.defer(() => deliveryPool.end());
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
-    const deliveries = await startDeliveriesConsumer({
-      bus,
+    // One scheduler for both sources of deliveries: a hook's lane and breaker are the same whether
+    // its delivery is a new event's or a retry.
+    const scheduler = createDeliveryScheduler({
       deliverer,
       logger,
       perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
@@ -86,11 +95,16 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
         attemptSeconds.observe(outcome.execution.durationMs / 1000);
       },
       onDeferred: (reason) => deferred.inc({ reason }),
+    });
+    const deliveries = await startDeliveriesConsumer({
+      bus,
+      scheduler,
+      logger,
+      ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       health: runtime.consumerHealth,
     });
-    runtime.defer(deliveries.stop);
 
-    // Publishes the fan-out (and manual re-deliveries) written to the outbox.
+    // Publishes manual and recovery re-deliveries written to the outbox, and webhook.disabled events.
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
@@ -104,7 +118,8 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       }),
     );
 
-    const takeEvent = createEventIntake({ pool, topology: bus.topology });
+    const takeEvent = createEventIntake({ pool });
+    const deliverEvent = createEventDeliveries({ bus, scheduler });
     const events = await startConsumer({
       bus,
       stream: bus.topology.eventsStream,
@@ -113,8 +128,10 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       logger,
       health: runtime.consumerHealth,
-      // Events handled side by side are recorded together (one transaction per batch).
-      concurrency: 32,
+      // Events handled side by side are recorded together (one statement per batch), and each
+      // stays in hand until its deliveries are recorded or stored in DELIVERIES.
+      concurrency: EVENTS_CONCURRENCY,
+      maxAckPending: EVENTS_MAX_ACK_PENDING,
       deadLetters: runtime.deadLetters,
       handle: async (message) => {
         const tenantId = message.headers?.get(TENANT_ID_NATS_HEADER);
@@ -122,14 +139,18 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
         // at once instead of failing the batch it would join.
         if (!tenantId) throw new PoisonMessage("event without a tenant header");
         checkIncomingEvent(message.string());
-        const intake = await takeEvent(tenantId, message.string());
+        const intake = await takeEvent(tenantId, message.string(), message.info.deliveryCount > 1);
         if (intake.fresh) {
           received.inc({ kind: intake.event.kind });
-          logger.info({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries }, "event received");
+          logger.debug({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries.length }, "event received");
         }
+        await deliverEvent(message, intake.deliveries);
       },
     });
-    runtime.defer(events.stop);
+    // At shutdown, in this order: both consumers stop pulling; then the events in hand finish
+    // while the scheduler hands back what is queued and gives running attempts a grace period.
+    runtime.defer(() => Promise.all([events.stop(), scheduler.stop()]).then(() => undefined));
+    runtime.defer(deliveries.stop);
 
     const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [
       [

@@ -21,10 +21,12 @@ export async function askLine(question: string): Promise<string> {
 /** Reads a password with the terminal's echo off (nothing typed is shown). */
 export async function askSecret(question: string): Promise<string> {
   const output = process.stderr;
-  output.write(question);
+  // The interface first: it turns the terminal's own echo off (raw mode), so what is typed the
+  // moment the question shows is not echoed by the terminal either.
   const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
   // readline echoes through _writeToOutput; swallowing it hides every keystroke.
   (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => {};
+  output.write(question);
   try {
     return await new Promise<string>((resolve, reject) => {
       rl.once("line", resolve);

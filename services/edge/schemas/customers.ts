@@ -15,6 +15,8 @@ export const addressInput = z
   .strict();
 
 const email = z.email("must be an email address").max(254);
+// Built from a string: a literal's `source` differs between transpilers (some escape the "/"),
+// and the OpenAPI document, which shows it, must not.
 const phone = z.string().regex(/^\+?[0-9][0-9 ()./-]{2,31}$/, "digits, spaces and + ( ) . / - only, 3 to 32 characters");
 
 export const createCustomerBody = z
