@@ -31,8 +31,11 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production \
 COPY package.json package-lock.json ./
 # Workspace manifests only (npm ci wants them to lay out the workspace links).
 COPY --from=build /stage/manifests/ ./
+# Only the server's workspaces (the libraries and the services): the clients' dependencies are not
+# needed at run time (the console is served as built files, the CLI and SDK are not in the image).
 # --ignore-scripts: `prepare` builds the clients with dev tools, and they are built already.
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts $(for d in packages/* services/*; do printf -- '--workspace=%s ' "$d"; done) \
+ && npm cache clean --force
 # The compiled packages (each package's dist/) and the clients' built files.
 COPY --from=build /stage/code/ ./
 

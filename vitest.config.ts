@@ -1,9 +1,14 @@
+import os from "node:os";
+import path from "node:path";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 // The workspace packages (@waybill/*) export their TypeScript sources under this condition and
 // compiled dist/ otherwise; tests run the sources.
 const SOURCE_CONDITION = "@waybill/source";
+
+// The services of the run log here (workers inherit it); test/support/log-scan.ts scans it at the end.
+process.env.TEST_LOG_DIR ??= path.join(os.tmpdir(), `waybill-test-logs-${process.pid}`);
 
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] },
@@ -14,6 +19,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two at a time on the 2-core machines: the cross-service files mostly wait on I/O, and one
+    // worker (the default there, cores - 1) made the suite take 13 minutes instead of 5.
+    maxWorkers: 2,
+    globalSetup: ["./test/support/log-scan.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

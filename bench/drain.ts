@@ -15,6 +15,7 @@ export async function waitForDrain(nc: NatsConnection, topology: Topology, timeo
     const each: string[] = [];
     for (const stream of streams) {
       for await (const consumer of jsm.consumers.list(stream)) {
+        if (!consumer) continue; // deleted while the list was paged
         backlog += consumer.num_pending + consumer.num_ack_pending;
         if (consumer.num_pending + consumer.num_ack_pending > 0) each.push(`${consumer.name} ${consumer.num_pending}+${consumer.num_ack_pending}`);
       }

@@ -323,7 +323,7 @@ try {
   process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
   process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
   process.stdout.write(
-    `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (each delivery is one DELIVERIES message: ceiling ratio ${(queueFloor / bare.perSecond).toFixed(3)})\n`,
+    `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (context: one event message is consumed per event, its deliveries sent from it)\n`,
   );
   process.stdout.write(
     `latency event (its time, set just before commit) → receipt at ${rate} orders/s × ${hookCount} hooks over ${seconds} s: p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   max ${latencies.at(-1)} ms   (n=${latencies.length})\n`,

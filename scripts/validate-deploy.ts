@@ -13,14 +13,15 @@ import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
 import { DELIVERY_POOL_MAX } from "../services/dispatcher/service.js";
+import { STOCK_INTENTS_POOL_MAX } from "../services/orders/service.js";
 
 /** Connections kept free of the services' budget: superuser slots, replication, operator, an admin. */
 export const RESERVED_CONNECTIONS = 20;
 /** Connections a pod opens besides its DB_POOL_MAX pool. */
-const EXTRA_CONNECTIONS: Record<string, number> = { dispatcher: DELIVERY_POOL_MAX };
+const EXTRA_CONNECTIONS: Record<string, number> = { dispatcher: DELIVERY_POOL_MAX, orders: STOCK_INTENTS_POOL_MAX };
 const WORKLOAD_KINDS = new Set(["Deployment", "StatefulSet"]);
 /** Settings a service refuses to start without in the image (NODE_ENV=production): compose must demand them. */
-const REQUIRED_COMPOSE_SECRETS: Record<string, string[]> = { dispatcher: ["WEBHOOK_SECRET_KEY"] };
+const REQUIRED_COMPOSE_SECRETS: Record<string, string[]> = { dispatcher: ["WEBHOOK_SECRET_KEY"], identity: ["IDENTITY_SECRET_KEY"] };
 /** A digest, or an exact version: x.y.z, or x.y for PostgreSQL, whose releases have two parts. */
 const PINNED_IMAGE = /(@sha256:[0-9a-f]{64}$)|(:\d+\.\d+\.\d+[\w.-]*$)|(postgres(ql)?:\d+\.\d+[\w.-]*$)/;
 

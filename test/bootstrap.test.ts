@@ -97,7 +97,14 @@ describe("identity bootstrap", () => {
       return true;
     });
     try {
-      const config = loadIdentityConfig({ ...env.env, GRPC_PORT: "0", OPS_PORT: "0", LOG_LEVEL: "info", BOOTSTRAP_CREDENTIALS_FILE: file });
+      const config = loadIdentityConfig({
+        ...env.env,
+        GRPC_PORT: "0",
+        OPS_PORT: "0",
+        LOG_LEVEL: "info",
+        LOG_FILE: undefined,
+        BOOTSTRAP_CREDENTIALS_FILE: file,
+      });
       const handle = await startIdentity(config);
       await handle.stop();
       capture.mockRestore();

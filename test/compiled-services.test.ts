@@ -27,6 +27,7 @@ describe("compiled services (npm run build, node dist/…)", () => {
       ...env.env,
       NODE_ENV: "production",
       WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
+      IDENTITY_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
       IDENTITY_GRPC_URL: `127.0.0.1:${identity}`,
       ORDERS_GRPC_URL: `127.0.0.1:${orders}`,
       INVENTORY_GRPC_URL: `127.0.0.1:${inventory}`,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDeliveriesConsumer } from "../services/dispatcher/deliveries-consumer.js";
 import { createDeliveryScheduler } from "../services/dispatcher/delivery-scheduler.js";
 import type { AttemptOutcome, Deliverer } from "../services/dispatcher/delivery.js";
-import { createConsumerHealth, CONSUMER_STALLED_METRIC } from "@waybill/platform/consumer-health.js";
+import { CONSUMER_BACKLOG_AGE_METRIC, createConsumerHealth, CONSUMER_STALLED_METRIC } from "@waybill/platform/consumer-health.js";
 import { processOnce, startConsumer } from "@waybill/platform/consumer.js";
 import { createPool, ensureDatabase, type Pool } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
@@ -137,10 +137,18 @@ describe("a durable consumer", () => {
       );
       expect(red.checks.consumers).toContain("recovery-stalled");
       expect((await ops.answer("/metrics"))!.body).toMatch(new RegExp(`${CONSUMER_STALLED_METRIC}\\{consumer="recovery-stalled"[^}]*\\} 1`));
+      // The oldest waiting message's age is exported, and grows while nothing moves.
+      const age = async () =>
+        Number(
+          (await ops.answer("/metrics"))!.body.match(new RegExp(`${CONSUMER_BACKLOG_AGE_METRIC}\\{consumer="recovery-stalled"[^}]*\\} ([0-9.e+-]+)`))?.[1],
+        );
+      const first = await eventually(async () => ((await age()) > 0 ? age() : undefined), 15_000, 100);
+      await eventually(async () => ((await age()) > first ? true : undefined), 15_000, 100);
       release();
       await eventually(async () => ((await ops.answer("/readyz"))!.status === 200 ? true : undefined), 15_000, 100);
       expect((await ops.answer("/metrics"))!.body).toMatch(new RegExp(`${CONSUMER_STALLED_METRIC}\\{consumer="recovery-stalled"[^}]*\\} 0`));
       await eventually(async () => (ids("stall", 5).every((id) => handled.includes(id)) ? true : undefined), 15_000);
+      await eventually(async () => ((await age()) === 0 ? true : undefined), 15_000, 100);
     } finally {
       release();
       await consumer.stop();

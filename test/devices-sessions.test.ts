@@ -1,8 +1,6 @@
 // How device sessions end: a token that expires while its device is connected, a revocation
 // missed during a NATS gap (caught by re-validating live sessions), and a gateway killed with
 // kill -9 whose devices must not stay "connected" for ever.
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,14 +8,14 @@ import { freePort } from "../services/launcher/ports.js";
 import { client, eventsUntil, type Call } from "./orders-fixtures.js";
 import { readStream } from "./support/bus.js";
 import { eventually } from "./support/http.js";
-import { NODE_ARGS, ROOT } from "./support/processes.js";
+import { runTs, type Child } from "./support/processes.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 
 let stack: Stack;
 let call: Call;
 const clients: MqttClient[] = [];
-const children: ChildProcess[] = [];
+const children: Child[] = [];
 
 beforeAll(async () => {
   stack = await startStack();
@@ -26,7 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) await c.endAsync(true).catch(() => {});
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const child of children) if (child.process.exitCode === null) child.process.kill("SIGKILL");
   await stack?.stop();
 });
 
@@ -44,31 +42,6 @@ async function connectDevice(port: number, deviceId: string, password: string): 
 
 const closed = (device: MqttClient) => new Promise<number>((resolve) => device.once("close", () => resolve(Date.now())));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The gateway's main.ts as its own node process (no tsx wrapper process, so kill -9 hits the gateway itself). */
-function startGatewayProcess(env: Record<string, string>): { process: ChildProcess; started: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, "services/mqtt-gateway/main.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("mqtt gateway started")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { process: child, started, exited };
-}
-
 const deviceRow = async (deviceId: string) => (await call("/devices?limit=100")).body.data.find((d: any) => d.deviceId === deviceId);
 
 describe("token expiry", () => {
@@ -117,14 +90,17 @@ describe("presence after a crash", () => {
   it("a gateway killed with kill -9 leaves no device connected, and device.disconnected is emitted", { timeout: 90_000 }, async () => {
     const startChild = async () => {
       const mqttPort = await freePort();
-      const child = startGatewayProcess({
+      // The gateway's main.ts as its own node process (no tsx wrapper process, so kill -9 hits
+      // the gateway itself).
+      const child = runTs("services/mqtt-gateway/main.ts", {
         ...stack.serviceEnv,
         MQTT_PORT: String(mqttPort),
         LOG_LEVEL: "info",
         // Short lease for the test: 3 missed beats of 300 ms.
         MQTT_PRESENCE_HEARTBEAT_MS: "300",
       });
-      await child.started;
+      children.push(child);
+      await child.waitForOutput(/mqtt gateway started/, 60_000);
       return { child, mqttPort };
     };
     const sensor = await issueToken(stack.env.databaseUrl, "sensor");
@@ -134,7 +110,7 @@ describe("presence after a crash", () => {
     await eventually(async () => ((await deviceRow("crash-1"))?.connected ? true : undefined));
 
     first.child.process.kill("SIGKILL");
-    expect(await first.child.exited).toBe(null);
+    expect(await first.child.exited()).toBe(null);
     // The killed replica never wrote a disconnect; its lease runs out within ~1 s.
     await eventually(async () => ((await deviceRow("crash-1"))?.connected === false ? true : undefined), 5_000);
 
@@ -149,6 +125,6 @@ describe("presence after a crash", () => {
     await again.endAsync();
     await eventually(async () => ((await deviceRow("crash-1"))?.connected === false ? true : undefined));
     second.child.process.kill("SIGTERM");
-    expect(await second.child.exited).toBe(0);
+    expect(await second.child.exited()).toBe(0);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
+import { metric } from "./support/metrics.js";
 import { issueToken } from "./support/tokens.js";
 
 let stack: Stack;
@@ -52,14 +53,7 @@ async function connect(deviceId: string, token: string, options: IClientOptions 
   return device;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const payloads = (device: Device) => device.received.map((m) => m.payload);
-
-async function metric(opsPort: number, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-  const line = text.split("\n").find((l) => pattern.test(l));
-  return line ? Number(line.split(" ").pop()) : 0;
-}
 
 describe("commands and sessions of devices with the same id in two tenants", () => {
   it("a command reaches only its own tenant's device; a device's publish on commands reaches no one", async () => {
@@ -76,11 +70,21 @@ describe("commands and sessions of devices with the same id in two tenants", () 
     await b.mqtt.publishAsync("devices/shelf-x/commands/open", "from-b", { qos: 1 });
     await stack.gateway.sendCommand(sensorA.tenantId, "shelf-x", ["open"], "for-a");
     await stack.gateway.sendCommand(tenantB.tenantId, "shelf-x", ["close"], "for-b");
-    await eventually(async () => (a.received.length >= 1 && b.received.length >= 1 ? true : undefined));
-    await sleep(300);
-    expect(a.received).toEqual([{ topic: "devices/shelf-x/commands/open", payload: "for-a" }]);
-    expect(b.received).toEqual([{ topic: "devices/shelf-x/commands/close", payload: "for-b" }]);
-    expect(await metric(stack.gateway.opsPort, unknownChannel)).toBe(droppedBefore + 1);
+    // B's injected publish was handled (dropped and counted) …
+    await eventually(async () => ((await metric(stack.gateway.opsPort, unknownChannel)) === droppedBefore + 1 ? true : undefined));
+    // … and a later command to each device arrives after everything sent before it: what each got
+    // by then is all it will get.
+    await stack.gateway.sendCommand(sensorA.tenantId, "shelf-x", ["marker"], "last-a");
+    await stack.gateway.sendCommand(tenantB.tenantId, "shelf-x", ["marker"], "last-b");
+    await eventually(async () => (payloads(a).includes("last-a") && payloads(b).includes("last-b") ? true : undefined));
+    expect(a.received).toEqual([
+      { topic: "devices/shelf-x/commands/open", payload: "for-a" },
+      { topic: "devices/shelf-x/commands/marker", payload: "last-a" },
+    ]);
+    expect(b.received).toEqual([
+      { topic: "devices/shelf-x/commands/close", payload: "for-b" },
+      { topic: "devices/shelf-x/commands/marker", payload: "last-b" },
+    ]);
     expect(a.mqtt.connected && b.mqtt.connected).toBe(true);
   });
 
@@ -91,15 +95,17 @@ describe("commands and sessions of devices with the same id in two tenants", () 
     await a.mqtt.subscribeAsync("devices/dock-1/commands/#", { qos: 1 });
     const b = await connect("dock-1", sensorB.token, { clientId: "dock-1-client" });
     await b.mqtt.subscribeAsync("devices/dock-1/commands/#", { qos: 1 });
-    await sleep(300);
-    expect(a.closes).toBe(0);
-    expect(a.mqtt.connected).toBe(true);
 
+    // A still has its session after B's connect: a command sent now reaches it.
     await stack.gateway.sendCommand(sensorA.tenantId, "dock-1", ["reboot"], "a-only");
     await eventually(async () => (a.received.length === 1 ? true : undefined));
-    await sleep(200);
+    expect(a.closes).toBe(0);
+    expect(a.mqtt.connected).toBe(true);
+    // B's own later command reaches B after anything sent before it: A's command never did.
+    await stack.gateway.sendCommand(tenantB.tenantId, "dock-1", ["marker"], "b-only");
+    await eventually(async () => (b.received.length >= 1 ? true : undefined));
     expect(payloads(a)).toEqual(["a-only"]);
-    expect(b.received).toEqual([]);
+    expect(payloads(b)).toEqual(["b-only"]);
     // The same client id in the same tenant and device is one session: MQTT takes over.
     const again = await connect("dock-1", sensorA.token, { clientId: "dock-1-client" });
     await eventually(async () => (a.closes > 0 ? true : undefined));
@@ -118,8 +124,11 @@ describe("commands and sessions of devices with the same id in two tenants", () 
 
     const b = await connect("gate-7", sensorB.token, session);
     expect(b.sessionPresent).toBe(false);
-    await sleep(300);
-    expect(b.received).toEqual([]);
+    // Subscribed, B is sent its own tenant's command: it arrives, and A's queued one never does.
+    await b.mqtt.subscribeAsync("devices/gate-7/commands/#", { qos: 1 });
+    await stack.gateway.sendCommand(tenantB.tenantId, "gate-7", ["close"], "for-b");
+    await eventually(async () => (b.received.length >= 1 ? true : undefined));
+    expect(b.received).toEqual([{ topic: "devices/gate-7/commands/close", payload: "for-b" }]);
     await b.mqtt.endAsync();
 
     const a = await connect("gate-7", sensorA.token, session);
@@ -134,11 +143,14 @@ describe("commands and sessions of devices with the same id in two tenants", () 
     await device.mqtt.subscribeAsync("devices/unsub-1/commands/#", { qos: 1 });
     await stack.gateway.sendCommand(sensor.tenantId, "unsub-1", ["ping"], "1");
     await eventually(async () => (device.received.length === 1 ? true : undefined));
+    // UNSUBACK: the gateway has applied the unsubscribe.
     await device.mqtt.unsubscribeAsync("devices/unsub-1/commands/#");
-    await sleep(100);
     await stack.gateway.sendCommand(sensor.tenantId, "unsub-1", ["ping"], "2");
-    await sleep(300);
-    expect(payloads(device)).toEqual(["1"]);
+    // A command on a topic still subscribed, sent after "2", arrives; "2" would have come first.
+    await device.mqtt.subscribeAsync("devices/unsub-1/commands/marker", { qos: 1 });
+    await stack.gateway.sendCommand(sensor.tenantId, "unsub-1", ["marker"], "3");
+    await eventually(async () => (payloads(device).includes("3") ? true : undefined));
+    expect(payloads(device)).toEqual(["1", "3"]);
   });
 });
 

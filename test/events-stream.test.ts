@@ -70,7 +70,8 @@ async function stream(options: { token?: string; kind?: string; lastEventId?: st
 /** Ephemeral consumers on the stack's EVENTS stream (the dispatcher's durable one excluded). */
 async function streamConsumers(): Promise<number> {
   let count = 0;
-  for await (const info of jsm.consumers.list(stack.env.topology.eventsStream)) if (!info.config.durable_name) count += 1;
+  // A consumer deleted while the server pages the list comes back as null.
+  for await (const info of jsm.consumers.list(stack.env.topology.eventsStream)) if (info && !info.config.durable_name) count += 1;
   return count;
 }
 

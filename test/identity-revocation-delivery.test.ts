@@ -2,6 +2,7 @@
 // link to NATS was broken at the moment of the revocation (the outbox relay retries until
 // JetStream acknowledges it).
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEdgeConfig } from "../services/edge/config.js";
 import { startEdge, type EdgeHandle } from "../services/edge/service.js";
@@ -49,8 +50,16 @@ describe("revocation delivery", () => {
 
     proxy.blackhole();
     expect((await api(`/tokens/${victim.id}`, adminToken, { method: "DELETE" })).status).toBe(204);
-    // The announcement cannot leave identity yet, so the edge still trusts its cached answer.
-    await new Promise((r) => setTimeout(r, 500));
+    // The announcement waits in identity's outbox (the relay cannot reach NATS), so the edge,
+    // which hears of revocations only through it, still trusts its cached answer.
+    const db = new pg.Client({ connectionString: env.databaseUrl });
+    await db.connect();
+    try {
+      const waiting = await db.query("SELECT event FROM identity.outbox WHERE kind = 'identity.token_revoked'");
+      expect(waiting.rows.map((r) => r.event)).toContainEqual(expect.objectContaining({ tokenId: victim.id }));
+    } finally {
+      await db.end();
+    }
     expect((await api("/tokens", victim.token)).status).toBe(200);
 
     proxy.restore();

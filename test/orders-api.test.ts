@@ -2,7 +2,7 @@
 // Idempotency-Key of POST /orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
-import { expectProblem, request } from "./support/http.js";
+import { eventually, expectProblem, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -228,5 +228,19 @@ describe("POST /v1/orders names existing products", () => {
     ]);
     expect(answer.body.detail).toContain("POST /v1/products");
     expect((await call("/orders?limit=100")).body.data.map((o: { shortId: string }) => o.shortId)).not.toContain("UNKNOWN-PRD");
+  });
+  it("refuses a product deleted after orders named it (orders remember which products exist, and forget a deleted one)", async () => {
+    const product = await createStockedProduct(call, 0);
+    const order = (shortId: string) =>
+      call("/orders", { json: { shortId, customerId, currency: "EUR", orderItems: [{ productId: product, quantity: 1, price: "1.00" }] } });
+    expect((await order("KNOWN-PRD-1")).status).toBe(201);
+    expect((await call(`/products/${product}`, { method: "DELETE" })).status).toBe(204);
+    // The deletion reaches orders as its event; until then an order may still name the product.
+    let attempt = 0;
+    const refused = await eventually(async () => {
+      const answer = await order(`KNOWN-PRD-${++attempt + 1}`);
+      return answer.status === 422 ? answer : undefined;
+    }, 10_000);
+    expectProblem(refused, 422, "unknown_product");
   });
 });

@@ -7,6 +7,7 @@ import type { OrdersDeps } from "../services/orders/deps.js";
 import type { InventoryPort } from "../services/orders/inventory-port.js";
 import { changeOrderStatus } from "../services/orders/order-transitions.js";
 import { createOrder, getOrder } from "../services/orders/orders.js";
+import { createStockIntents, reconcileStockIntents } from "../services/orders/stock-intents.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
 import { ConflictError, UnavailableError } from "@waybill/platform/errors.js";
@@ -17,15 +18,19 @@ import { createTestEnvironment, type TestEnvironment } from "./support/environme
 const TENANT = "ten_01jc0000000000000000000000";
 let env: TestEnvironment;
 let pool: Pool;
+/** Stock intents are written on connections of their own, as the service does. */
+let intentsPool: Pool;
 let customerId: string;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
   pool = createPool({ databaseUrl: env.databaseUrl, schema: "orders", applicationName: "orders-saga-test" });
   await migrate(pool, "orders", [PLATFORM_MIGRATIONS_DIR, path.resolve(import.meta.dirname, "../services/orders/migrations")]);
+  intentsPool = createPool({ databaseUrl: env.databaseUrl, schema: "orders", max: 2, applicationName: "orders-saga-test-intents" });
   customerId = (await createCustomer(deps(fakeInventory()), TENANT, { name: "Saga" })).value.id;
 });
 afterAll(async () => {
+  await intentsPool?.end();
   await pool?.end();
   await env?.cleanup();
 });
@@ -48,7 +53,7 @@ function deps(inventory: InventoryPort, options: { failStatusEvents?: boolean } 
       return env.topology.eventSubject(tenantId, kind);
     },
   };
-  return { pool, topology, inventory, logger: createLogger("orders-saga-test", "silent") };
+  return { pool, topology, inventory, stockIntents: createStockIntents(intentsPool), logger: createLogger("orders-saga-test", "silent") };
 }
 
 let n = 0;
@@ -102,6 +107,9 @@ describe("moving to ready", () => {
     await expect(changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).rejects.toBe(refusal);
     expect(inventory.release).not.toHaveBeenCalled();
     expect((await getOrder(pool, TENANT, orderId)).status).toBe("pending");
+    // Nothing left for the stock reconciler either.
+    const intents = await pool.query("SELECT 1 FROM orders.stock_intents WHERE tenant_id = $1 AND order_id = $2", [TENANT, orderId]);
+    expect(intents.rowCount).toBe(0);
   });
 
   it("releases after a lost answer, which may have reserved", async () => {
@@ -156,5 +164,75 @@ describe("cancelling and completing", () => {
     expect(inventory.reserve).toHaveBeenCalledOnce();
     expect(inventory.consume).toHaveBeenCalledOnce();
     expect(inventory.release).not.toHaveBeenCalled();
+  });
+});
+
+describe("a status change interrupted between inventory and its commit", () => {
+  const intentOf = async (orderId: string) =>
+    (await pool.query("SELECT 1 FROM orders.stock_intents WHERE tenant_id = $1 AND order_id = $2", [TENANT, orderId])).rowCount;
+
+  it("has its intent committed before inventory is called, and gone with the commit", async () => {
+    const orderId = await newOrder();
+    let seenDuringReserve: number | null = null;
+    const inventory = fakeInventory({
+      reserve: async () => {
+        seenDuringReserve = await intentOf(orderId); // another connection: only committed rows
+        return { reserved: true };
+      },
+    });
+    await changeOrderStatus(deps(inventory), TENANT, orderId, "ready");
+    expect(seenDuringReserve).toBe(1);
+    expect(await intentOf(orderId)).toBe(0);
+  });
+
+  it("is put right by the reconciler: a pending order's reservation released, a ready order's reserved again", async () => {
+    // What a process killed after inventory answered leaves: the intent, inventory changed, the
+    // order's status as it was.
+    const pending = await newOrder();
+    const ready = await newOrder();
+    await changeOrderStatus(deps(fakeInventory()), TENANT, ready, "ready");
+    const held = new Set([pending]); // the pending order's reservation went through; the ready one's was released
+    const inventory = fakeInventory({
+      reserve: async (_tenant, orderId) => ({ reserved: !held.has(orderId) && Boolean(held.add(orderId)) }),
+      release: async (_tenant, orderId) => ({ released: held.delete(orderId) }),
+    });
+    for (const orderId of [pending, ready]) await createStockIntents(intentsPool).mark(TENANT, orderId);
+
+    const logger = createLogger("orders-saga-test", "silent");
+    // (Earlier tests' rolled-back changes left intents too; the pass settles those as well.)
+    const done = await reconcileStockIntents({ pool, inventory, logger, minAgeMs: 0 });
+    expect(done).toEqual(
+      expect.arrayContaining([
+        { orderId: pending, status: "pending", action: "release", changed: true },
+        { orderId: ready, status: "ready", action: "reserve", changed: true },
+      ]),
+    );
+    expect(held.has(ready)).toBe(true);
+    expect(held.has(pending)).toBe(false);
+    expect(await intentOf(pending)).toBe(0);
+    expect(await intentOf(ready)).toBe(0);
+    // A second pass finds nothing to do.
+    expect(await reconcileStockIntents({ pool, inventory, logger, minAgeMs: 0 })).toEqual([]);
+  });
+
+  it("leaves an intent alone while a live status change holds its order, and young intents too", async () => {
+    const orderId = await newOrder();
+    await createStockIntents(intentsPool).mark(TENANT, orderId);
+    const inventory = fakeInventory();
+    const logger = createLogger("orders-saga-test", "silent");
+    expect(await reconcileStockIntents({ pool, inventory, logger, minAgeMs: 60_000 })).toEqual([]);
+
+    const holder = await pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM orders.orders WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [TENANT, orderId]);
+      expect(await reconcileStockIntents({ pool, inventory, logger, minAgeMs: 0 })).toEqual([]);
+      expect(await intentOf(orderId)).toBe(1);
+      await holder.query("ROLLBACK");
+    } finally {
+      holder.release();
+    }
+    expect(await reconcileStockIntents({ pool, inventory, logger, minAgeMs: 0 })).toEqual([{ orderId, status: "pending", action: "release", changed: true }]);
+    expect(inventory.reserve).not.toHaveBeenCalled();
   });
 });

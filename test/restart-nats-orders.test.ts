@@ -3,7 +3,7 @@
 // order answered 201 must reach the hook subscribed to order.created within 30 s of the server
 // being back, without restarting the system.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { orderLoad, startSystem, undelivered, type System } from "./restart-scenarios-fixtures.js";
+import { orderLoad, startSystem, undelivered, whereAreThey, type System } from "./restart-scenarios-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startTestNats, type RestartableServer } from "./support/private-servers.js";
 import { startReceiver, sleep, type TestReceiver } from "./webhooks-fixtures.js";
@@ -62,6 +62,7 @@ describe("a nats-server killed with -9 under load and started again", () => {
         `nats -9: orders answered 201: ${tally.created.length}, refused: ${JSON.stringify(Object.fromEntries(tally.refused))}, unanswered: ${tally.unanswered}, ` +
           `delivered: ${tally.created.length - missing.length}, undelivered: ${missing.length}, all delivered ${recovered ? `${recovered - backAt} ms` : "never"} after the server was back`,
       );
+      if (missing.length > 0) console.log(JSON.stringify(await whereAreThey(system.env.databaseUrl, missing), null, 1));
       expect(system.launcher.process.exitCode).toBeNull();
       expect(tally.created.length).toBeGreaterThan(0);
       expect(missing).toEqual([]);

@@ -2,6 +2,7 @@
 // so a crash shows as its exit), a bounded load of order creations from a few clients, and the
 // tally of what was answered 201 against what the hook received.
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { request, type Answer } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
@@ -88,4 +89,34 @@ export async function orderLoad(call: System["call"], customerId: string, client
 export function undelivered(created: string[], receiver: TestReceiver): string[] {
   const received = new Set(receiver.received.map((r) => r.json?.orderId));
   return created.filter((id) => !received.has(id));
+}
+
+/**
+ * Where each undelivered order's order.created stands, for the failure message: still in the
+ * orders outbox, in the dispatcher's event log, its delivery queued in the dispatcher's outbox,
+ * and the executions recorded for it.
+ */
+export async function whereAreThey(databaseUrl: string, orderIds: string[]): Promise<unknown[]> {
+  if (orderIds.length === 0) return [];
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const out: unknown[] = [];
+    for (const id of orderIds) {
+      const inOrdersOutbox = await client.query("SELECT id, created_at FROM orders.outbox WHERE event->>'orderId' = $1", [id]);
+      const logged = await client.query("SELECT id, received_at FROM dispatcher.event_log WHERE event->>'orderId' = $1 AND kind = 'order.created'", [id]);
+      const eventIds = logged.rows.map((r) => r.id as string);
+      const queued = await client.query("SELECT id, subject, created_at FROM dispatcher.outbox WHERE event::text LIKE ANY($1)", [
+        eventIds.map((e) => `%${e}%`),
+      ]);
+      const executions = await client.query(
+        "SELECT id, trigger, attempt, outcome, status_code, error, next_attempt_at, requested_at FROM dispatcher.executions WHERE event_id = ANY($1)",
+        [eventIds],
+      );
+      out.push({ id, inOrdersOutbox: inOrdersOutbox.rows, logged: logged.rows, queuedDeliveries: queued.rows, executions: executions.rows });
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
 }

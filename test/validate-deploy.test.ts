@@ -74,8 +74,8 @@ describe("npm run validate:deploy", () => {
     const root = brokenCopy("deploy/base/orders.yaml", (t) => t.replace("maxReplicas: 6", "maxReplicas: 20"));
     const problems = await validateDeploy({ root });
     expect(problems).toEqual([
-      "deploy/overlays/production: PostgreSQL role of orders (waybill-db-orders): connectionLimit 70 < 21x10 its pods may open",
-      expect.stringMatching(/^deploy\/overlays\/production: PostgreSQL connections: .*orders 21x10.* > max_connections 300 - 20 reserved$/),
+      "deploy/overlays/production: PostgreSQL role of orders (waybill-db-orders): connectionLimit 84 < 21x12 its pods may open",
+      expect.stringMatching(/^deploy\/overlays\/production: PostgreSQL connections: .*orders 21x12.* > max_connections 300 - 20 reserved$/),
     ]);
   }, 60_000);
 

@@ -23,7 +23,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const HOOK_FIELDS = ["id", "name", "url", "on", "status", "successCount", "errorCount", "lastRunAt", "disabledReason", "createdAt", "updatedAt"];
+const HOOK_FIELDS = ["id", "name", "url", "on", "status", "ordering", "successCount", "errorCount", "lastRunAt", "disabledReason", "createdAt", "updatedAt"];
 
 describe("POST /v1/hooks", () => {
   it("creates an active hook and shows its whsec_ secret only in this answer", async () => {

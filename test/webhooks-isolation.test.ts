@@ -1,6 +1,7 @@
 // No head-of-line blocking: a hook whose receiver never answers, or answers slowly with a long
 // backlog, holds only its own delivery slots; another hook subscribed to the same events keeps
-// getting them within a second.
+// getting them meanwhile. The assertions compare what each receiver got at the same moment (no
+// clock thresholds): the healthy hook is served completely while the other is still stuck.
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { newId } from "@waybill/platform/ids.js";
 import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
+import { eventually } from "./support/http.js";
 import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
 const ORDERS = 60;
@@ -37,21 +39,17 @@ afterAll(async () => {
 });
 
 describe("a hook whose receiver never answers", () => {
-  it("does not slow another hook: each of its deliveries arrives within a second of the change", async () => {
+  it("does not hold back another hook: every event reaches it while the stuck hook still waits on its first ones", async () => {
     const stuck = await createHook(call, { url: dead.url, on: "order.created" });
     await createHook(call, { url: alive.url, on: "order.created" });
     // Far more events than the stuck hook has delivery slots and queue places.
-    const committed = new Map<string, number>();
-    for (let i = 0; i < ORDERS; i++) {
-      const order = await createOrder(call, customerId, [{ productId, quantity: 1 }]);
-      committed.set(order.id, Date.now()); // the order and its event are committed by now
-    }
+    for (let i = 0; i < ORDERS; i++) await createOrder(call, customerId, [{ productId, quantity: 1 }]);
     await alive.waitFor(ORDERS, 20_000);
-    const latencies = alive.received.map((r) => r.at - committed.get(r.json.orderId)!);
-    expect(Math.max(...latencies), `latencies: ${latencies.join(", ")}`).toBeLessThan(1_000);
     expect(new Set(alive.received.map((r) => r.json.orderId)).size).toBe(ORDERS);
-    // The stuck hook got exactly as many at once as its lane allows, and is still waiting on them.
-    await sleep(300);
+    // One more event, offered to both hooks after all the others: once the healthy hook has it,
+    // the stuck hook has been offered everything, and still holds only what its lane runs at once.
+    const last = await createOrder(call, customerId, [{ productId, quantity: 1 }]);
+    await eventually(async () => (alive.received.some((r) => r.json.orderId === last.id) ? true : undefined));
     expect(dead.received.length).toBe(PER_HOOK);
     expect((await call(`/hooks/${stuck.id}`)).body.successCount).toBe(0);
   });
@@ -103,7 +101,7 @@ describe("a hook whose receiver is slow, with a backlog of hundreds of events", 
     }
   }
 
-  it("does not slow another hook: events after the backlog reach that hook within a second each", async () => {
+  it("does not slow another hook: it gets the whole backlog and every later change while the slow hook is still working through it", async () => {
     const slow = await startReceiver(async () => (await sleep(SLOW_MS), { status: 200 }));
     const instant = await startReceiver();
     try {
@@ -119,15 +117,15 @@ describe("a hook whose receiver is slow, with a backlog of hundreds of events", 
       // part of it to go; paced by the slow hook, it would have had to wait for nearly all of it.
       expect(slow.received.length).toBeLessThan(WARM_UP + BACKLOG * 0.8);
 
-      // Changes made now, one by one, while the slow hook works through its backlog.
-      const committed = new Map<string, number>();
+      // Changes made now, one by one, while the slow hook works through its backlog: each reaches
+      // the instant hook before the next is made, and all of them before the slow hook is done.
+      const after: string[] = [];
       for (let i = 0; i < AFTER; i++) {
-        committed.set(await createCustomer(call), Date.now());
-        await sleep(100);
+        const customerId = await createCustomer(call);
+        after.push(customerId);
+        await eventually(async () => (instant.received.some((r) => r.json.customerId === customerId) ? true : undefined), 10_000);
       }
-      await instant.waitFor(WARM_UP + BACKLOG + AFTER, 10_000);
-      const latencies = [...committed].map(([id, at]) => instant.received.find((r) => r.json.customerId === id)!.at - at);
-      expect(Math.max(...latencies), `latencies: ${latencies.join(", ")}`).toBeLessThan(1_000);
+      expect(slow.received.filter((r) => after.includes(r.json.customerId))).toHaveLength(0);
       // The slow hook was still busy with its backlog all along, and is getting it.
       expect(slow.received.length).toBeGreaterThan(WARM_UP);
       expect(slow.received.length).toBeLessThan(WARM_UP + BACKLOG);

@@ -41,6 +41,8 @@ export const baseConfigShape = {
    */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(DEFAULT_NATS_STREAM_REPLICAS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default(DEFAULT_LOG_LEVEL),
+  /** Append the log to this file instead of standard output (created with its folder when missing). */
+  LOG_FILE: z.string().min(1).optional(),
   /** How often /readyz's dependency checks run in the background, and how long each may take. */
   READINESS_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_READINESS_CHECK_INTERVAL_MS),
   READINESS_CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(DEFAULT_READINESS_CHECK_TIMEOUT_MS),

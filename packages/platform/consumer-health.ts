@@ -9,6 +9,9 @@ import type { Logger } from "./logger.js";
 import type { Ops } from "./ops.js";
 
 export const CONSUMER_STALLED_METRIC = "waybill_consumer_stalled";
+export const CONSUMER_BACKLOG_AGE_METRIC = "waybill_consumer_backlog_age_seconds";
+/** Checks run at least this often (the backlog age is sampled with them). */
+const MAX_CHECK_INTERVAL_MS = 5_000;
 export const DEFAULT_CONSUMER_STALL_WINDOW_MS = 120_000;
 /** Checks per stall window: a stall is noticed at most a quarter window late. */
 const CHECKS_PER_WINDOW = 4;
@@ -26,6 +29,8 @@ export interface ProgressSample {
   held: number;
   /** Messages this process settled (ack, nak, term) since it started. */
   settled: number;
+  /** When the oldest message it has not settled was stored (undefined: none waits). */
+  oldestWaitingAt?: number;
 }
 
 export interface WatchedConsumer {
@@ -73,6 +78,15 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
       registers: [ops.registry],
     });
 
+  const backlogAge =
+    (ops.registry.getSingleMetric(CONSUMER_BACKLOG_AGE_METRIC) as Gauge<"consumer"> | undefined) ??
+    new Gauge({
+      name: CONSUMER_BACKLOG_AGE_METRIC,
+      help: "Age of the oldest message a consumer has not yet settled (0 when none waits); sampled every few seconds",
+      labelNames: ["consumer"],
+      registers: [ops.registry],
+    });
+
   const check = async (watch: Watch) => {
     const sample = await watch.consumer.sample().catch(() => undefined);
     if (!sample) return;
@@ -93,6 +107,7 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
       }
     }
     gauge.set({ consumer: watch.consumer.name }, watch.stalled ? 1 : 0);
+    backlogAge.set({ consumer: watch.consumer.name }, sample.oldestWaitingAt === undefined ? 0 : Math.max(0, (now() - sample.oldestWaitingAt) / 1000));
   };
 
   let checking: Promise<void> | undefined;
@@ -100,7 +115,7 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
     (checking ??= Promise.all([...watches].map(check))
       .then(() => undefined)
       .finally(() => (checking = undefined)));
-  const timer = setInterval(() => void checkNow(), Math.max(100, Math.floor(windowMs / CHECKS_PER_WINDOW)));
+  const timer = setInterval(() => void checkNow(), Math.max(100, Math.min(MAX_CHECK_INTERVAL_MS, Math.floor(windowMs / CHECKS_PER_WINDOW))));
   timer.unref();
 
   const stalled = () => [...watches].filter((w) => w.stalled).map((w) => w.consumer.name);
@@ -114,9 +129,11 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
       const watch: Watch = { consumer, stalled: false };
       watches.add(watch);
       gauge.set({ consumer: consumer.name }, 0);
+      backlogAge.set({ consumer: consumer.name }, 0);
       return () => {
         watches.delete(watch);
         gauge.remove({ consumer: consumer.name });
+        backlogAge.remove({ consumer: consumer.name });
       };
     },
     stalled,

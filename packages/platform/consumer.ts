@@ -48,6 +48,12 @@ export interface ConsumerOptions {
    */
   deadLetters?: DeadLetters;
   maxDeliver?: number;
+  /**
+   * Resolves when the handler can take another message; the consumer hands it none before (and,
+   * once its pulled batch is used up, pulls no more). For handlers whose work continues in a
+   * queue of their own that must not outgrow what they can start.
+   */
+  admit?: () => Promise<void>;
 }
 
 export interface RunningConsumer {
@@ -113,6 +119,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
 
   const loop = (async () => {
     for await (const message of consume.messages) {
+      if (options.admit) await options.admit();
       const task = handleOne(message).finally(() => inFlight.delete(task));
       inFlight.add(task);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
@@ -124,7 +131,15 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     name: durable,
     async sample() {
       const info = await consume.info();
-      return { ackFloor: info.ack_floor.stream_seq, pending: info.num_pending, ackPending: info.num_ack_pending, maxAckPending, held: inFlight.size, settled };
+      return {
+        ackFloor: info.ack_floor.stream_seq,
+        pending: info.num_pending,
+        ackPending: info.num_ack_pending,
+        maxAckPending,
+        held: inFlight.size,
+        settled,
+        oldestWaitingAt: await consume.oldestWaitingAt(info),
+      };
     },
     onStall: () => consume.restart("stalled"),
   });

@@ -4,8 +4,7 @@
 // every event and delivery), so a tracing backend can join the hops; each hop is a new span of
 // the caller's trace.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomBytes } from "node:crypto";
-import { newId } from "./ids.js";
+import { newId, randomHex } from "./ids.js";
 
 export interface OperationContext {
   requestId: string;
@@ -30,9 +29,9 @@ const ZERO_SPAN = "0".repeat(16);
  */
 export function childTraceparent(incoming: string | undefined): string {
   const match = incoming ? TRACEPARENT.exec(incoming) : null;
-  const span = randomBytes(8).toString("hex");
+  const span = randomHex(8);
   if (match && match[1] !== ZERO_TRACE && match[2] !== ZERO_SPAN) return `00-${match[1]}-${span}-${match[3]}`;
-  return `00-${randomBytes(16).toString("hex")}-${span}-00`;
+  return `00-${randomHex(16)}-${span}-00`;
 }
 
 export function currentContext(): OperationContext | undefined {

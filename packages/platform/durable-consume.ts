@@ -41,6 +41,8 @@ export interface DurableConsume {
   restart(reason: DisruptionReason): void;
   /** The consumer's state on the server. */
   info(): Promise<ConsumerInfo>;
+  /** When the oldest message not yet acknowledged was stored (undefined: none waits, or unknown). */
+  oldestWaitingAt(info: ConsumerInfo): Promise<number | undefined>;
 }
 
 /** Declares the durable (and its streams when they are gone) and starts consuming it. */
@@ -166,5 +168,15 @@ export async function startDurableConsume(options: DurableConsumeOptions): Promi
     },
     restart,
     info: () => bus.jsm.consumers.info(stream, durable),
+    async oldestWaitingAt(info) {
+      if (info.num_pending + info.num_ack_pending === 0) return undefined;
+      // The first message of the consumer's subjects above its ack floor is the oldest it has not settled.
+      const query = { seq: info.ack_floor.stream_seq + 1, ...(config.filter_subject ? { next_by_subj: config.filter_subject } : {}) };
+      try {
+        return (await bus.jsm.streams.getMessage(stream, query as { seq: number }))?.time.getTime();
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

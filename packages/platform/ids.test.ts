@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasPrefix, ID_PREFIXES, newId } from "./ids.js";
+import { derivedId, hasPrefix, ID_PREFIXES, newId, randomHex } from "./ids.js";
 
 describe("newId", () => {
   it("has the type prefix and a 26-character lowercase body", () => {
@@ -37,5 +37,30 @@ describe("hasPrefix", () => {
     expect(hasPrefix(`ord_${"u".repeat(26)}`, "ord")).toBe(false); // not Crockford base32
     expect(hasPrefix("ord_", "ord")).toBe(false);
     expect(hasPrefix("", "ord")).toBe(false);
+  });
+});
+
+describe("derivedId", () => {
+  it("is the same for the same seed and time, a valid id of the type, and differs for another seed", () => {
+    const at = Date.parse("2026-11-24T10:00:00Z");
+    const id = derivedId("evt", "INGRESS:42", at);
+    expect(id).toBe(derivedId("evt", "INGRESS:42", at));
+    expect(hasPrefix(id, "evt")).toBe(true);
+    expect(derivedId("evt", "INGRESS:43", at)).not.toBe(id);
+    expect(derivedId("evt", "INGRESS:42", at + 1) > id).toBe(true);
+  });
+});
+
+describe("randomHex", () => {
+  it("gives the asked number of bytes as hex, different each time, across pool refills", () => {
+    const seen = new Set<string>();
+    // 4096-byte pool: 600 × 16 bytes crosses two refills.
+    for (let i = 0; i < 600; i++) {
+      const hex = randomHex(16);
+      expect(hex).toMatch(/^[0-9a-f]{32}$/);
+      seen.add(hex);
+    }
+    expect(seen.size).toBe(600);
+    expect(randomHex(8)).toMatch(/^[0-9a-f]{16}$/);
   });
 });

@@ -1,6 +1,6 @@
 // Identifiers: a type prefix and a ULID body, so they sort by creation time.
-import { randomFillSync } from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { createHash, randomFillSync } from "node:crypto";
+import { encodeTime, monotonicFactory } from "ulid";
 
 export const ID_PREFIXES = ["ord", "hook", "evt", "tok", "shp", "prd", "cus", "exe", "dev", "txn", "ten", "usr", "req", "adj"] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
@@ -17,6 +17,17 @@ function pooledRandom(): number {
   return randomPool[randomOffset++] / 256;
 }
 
+/** `bytes` random bytes (at most 64) as hex, from the same pool: trace and span ids on every request. */
+export function randomHex(bytes: number): string {
+  if (randomOffset + bytes > randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  const hex = randomPool.toString("hex", randomOffset, randomOffset + bytes);
+  randomOffset += bytes;
+  return hex;
+}
+
 const nextUlid = monotonicFactory(pooledRandom);
 
 /** A bare ULID from the same pooled source (the ulid package's own default costs a system call per character). */
@@ -26,6 +37,20 @@ export function newUlid(): string {
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
+}
+
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/**
+ * The id of something that stands for a thing already named elsewhere (e.g. the event of a stored
+ * device message): the same `seed` and time always give the same id, so a redelivery of the same
+ * input makes the same id and is recognised downstream. Sorts by `timeMs` like any other id.
+ */
+export function derivedId(prefix: IdPrefix, seed: string, timeMs: number): string {
+  const hash = createHash("sha256").update(seed).digest();
+  let body = "";
+  for (let i = 0; i < 16; i++) body += CROCKFORD[hash[i] & 31];
+  return `${prefix}_${encodeTime(timeMs, 10).toLowerCase()}${body}`;
 }
 
 const ULID_BODY = "[0-9a-hjkmnp-tv-z]{26}";

@@ -27,6 +27,22 @@ export const REDACTED_PATHS = SECRET_FIELDS.flatMap((field) => {
   return [key.startsWith("[") ? key.slice(2, -2) : key, join("*"), join("*.*")];
 });
 
+const fileDestinations = new Map<string, pino.DestinationStream>();
+
+/**
+ * Standard output, or the file LOG_FILE names (appended to; written asynchronously). Services in
+ * one process (npm start, tests) share one stream per file.
+ */
+export function logDestination(file: string | undefined): pino.DestinationStream | undefined {
+  if (!file) return undefined;
+  let destination = fileDestinations.get(file);
+  if (!destination) {
+    destination = pino.destination({ dest: file, append: true, mkdir: true, sync: false });
+    fileDestinations.set(file, destination);
+  }
+  return destination;
+}
+
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {

@@ -3,7 +3,7 @@
 import { createPool, ensureDatabase, type Pool } from "./db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "./migrations.js";
 import { startHousekeeping } from "./housekeeping.js";
-import { createLogger, type Logger } from "./logger.js";
+import { createLogger, logDestination, type Logger } from "./logger.js";
 import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js";
 import { createDeadLetters, type DeadLetters } from "./dead-letters.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
@@ -19,6 +19,7 @@ export interface RuntimeConfig {
   READINESS_CHECK_INTERVAL_MS: number;
   READINESS_CHECK_TIMEOUT_MS: number;
   LOG_LEVEL: string;
+  LOG_FILE?: string;
   BIND_HOST: string;
   STREAM_PREFIX: string;
   CONSUMER_STALL_WINDOW_MS: number;
@@ -55,7 +56,7 @@ export interface RuntimeOptions {
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime & { opsPort?: number }> {
   const { service, schema, config } = options;
-  const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
+  const logger = options.logger ?? createLogger(service, config.LOG_LEVEL, logDestination(config.LOG_FILE));
   const stack: (() => Promise<void>)[] = [];
   let ops: Ops | undefined;
   const stop = async () => {

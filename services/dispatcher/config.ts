@@ -4,17 +4,13 @@ import { parseDuration } from "@waybill/platform/duration.js";
 import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
 import { DEFAULT_RETENTION_EVENTS_MS, DEFAULT_RETENTION_EXECUTIONS_MS, DEFAULT_RETENTION_TEST_EVENTS_MS } from "./retention.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
-import { SECRET_KEY_BYTES } from "./secrets.js";
+import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { MAX_WEBHOOK_TIMEOUT_MS } from "@waybill/contracts/limits/hooks.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */
 export const DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK = 8;
 /** How long JetStream waits for a dispatcher that took a message to settle it before handing it to another. */
-
-const secretKey = z.string().refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === SECRET_KEY_BYTES, {
-  message: `must be the base64 of ${SECRET_KEY_BYTES} random bytes`,
-});
 
 const duration = z.string().transform((value, ctx) => {
   try {
@@ -41,7 +37,7 @@ export const dispatcherConfigSchema = z
     OPS_PORT: port.default(DEFAULT_PORTS.dispatcher.ops),
     NODE_ENV: z.string().optional(),
     /** AES-256-GCM key sealing hook secrets at rest (base64 of 32 bytes); required in production. */
-    WEBHOOK_SECRET_KEY: secretKey.optional(),
+    WEBHOOK_SECRET_KEY: sealingKeySetting.optional(),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
     /** Delays after each failed attempt, in milliseconds once parsed. */
     WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)),

@@ -118,6 +118,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         maxAckPending: -1,
         held: scheduler.heldCount(),
         settled: settledHere + scheduler.settledCount(),
+        oldestWaitingAt: await consume.oldestWaitingAt(info),
       };
     },
     onStall: () => {

@@ -15,6 +15,10 @@ export const deliveryMessage = z.object({
   /** The event's `time` (fan-out sets it, so it need not be parsed out of eventJson). */
   eventTime: z.string().nullish(),
   eventJson: z.string().min(2),
+  /** Set for a hook with per-entity ordering: the entity's queue it waits in (ordered-deliveries.ts). */
+  entity: z.string().nullish(),
+  /** With `entity`: the event's position in EVENTS, which orders events of the same time. */
+  streamSeq: z.number().int().nonnegative().nullish(),
 });
 
 export type DeliveryMessage = z.infer<typeof deliveryMessage>;

@@ -9,7 +9,7 @@
 //   a delay otherwise (a retry, a lane without room, an open breaker). Retries wait in JetStream,
 //   not here.
 // - A hook's lane runs `perHook` deliveries at once and queues what lane-policy.ts allows: what it
-//   is expected to finish within the wait the source grants (the ack wait for DELIVERIES, a short
+//   is expected to finish within the wait the source grants (HELD_HORIZON_MS for DELIVERIES, a short
 //   budget for a new event, whose acknowledgement waits for its deliveries), at most its share of
 //   `maxHeld`. A stuck lane queues two.
 // - What a lane cannot take is handed back at once, paced so that it returns about when that lane
@@ -37,6 +37,13 @@ export const DEFAULT_MAX_HELD = 32_768;
 /** In-flight attempts get this long to finish at shutdown before they are aborted and handed back. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 export const FAILURE_DELAY_MAX_MS = 30_000;
+/**
+ * How much work a lane may hold from DELIVERIES: what it is expected to finish within this long.
+ * Heartbeats keep held messages from being redelivered, so this is not bound by the ack wait; it
+ * is long enough that a busy but healthy hook whose pace was measured during a burst keeps its
+ * backlog in hand instead of handing it back for minutes-long paced returns.
+ */
+export const HELD_HORIZON_MS = 300_000;
 /** How often lanes are checked for a queue beyond their present limit (a receiver turned slow). */
 export const SHED_INTERVAL_MS = 250;
 
@@ -50,6 +57,8 @@ export interface Settlement {
   handBack(delayMs: number): void;
   /** Still being worked on (keeps what it came from from being redelivered). */
   working(): void;
+  /** Its attempt begins: it has left its lane's queue. */
+  started?(): void;
   /**
    * Whether a hand-back's delay is kept (a nak'ed DELIVERIES message). A new event's delivery that
    * is handed back is stored in DELIVERIES at once instead, and that consumer decides anew: pacing
@@ -71,22 +80,29 @@ export interface DeliverySchedulerOptions {
   deliverer: Deliverer;
   logger: Logger;
   perHook: number;
-  /** The DELIVERIES consumer's ack wait: what a lane may queue is what it finishes within it. */
+  /** The DELIVERIES consumer's ack wait: held deliveries are heartbeated well within it. */
   ackWaitMs: number;
   maxHeld?: number;
   breakers?: BreakerRegistry;
   random?: () => number;
   onOutcome?(outcome: AttemptOutcome): void;
   onDeferred?(reason: DeferReason): void;
+  /**
+   * A delivery of a per-entity queue is finished (delivered, exhausted or dropped); runs before it
+   * is acknowledged (the queue's next delivery is sent). When it fails, the delivery is handed
+   * back, and its next attempt finds it done and finishes it again.
+   */
+  onFinished?(delivery: DeliveryMessage, trace: { transactionId?: string; traceparent?: string }): Promise<void>;
 }
 
 export interface DeliveryScheduler {
   /**
    * Admits a delivery, or hands it back at once (lane full, breaker open). `waitBudgetMs` is how
-   * long it may wait in its lane's queue (the ack wait unless given); `maxPaceMs`, when given,
-   * hands it back instead when the hook's deliveries take longer than that.
+   * long it may wait in its lane's queue (HELD_HORIZON_MS unless given); `maxPaceMs`, when given,
+   * hands it back instead when the hook's deliveries take longer than that; `heldBudget`, when
+   * given, is the budget its hook's share of queue places is taken from (maxHeld unless given).
    */
-  submit(held: HeldDelivery, limits?: { waitBudgetMs?: number; maxPaceMs?: number }): void;
+  submit(held: HeldDelivery, limits?: { waitBudgetMs?: number; maxPaceMs?: number; heldBudget?: number }): void;
   /** Resolves once fewer than `count` deliveries are held. */
   whenBelow(count: number): Promise<void>;
   heldCount(): number;
@@ -114,10 +130,10 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
     options.onDeferred?.(reason);
     settle.handBack(Math.max(0, Math.round(delayMs)));
   };
-  const lanes = createHookLanes<HeldDelivery>({ perHook, queuePerHook: MIN_QUEUE_PER_HOOK, run: (_hookId, held) => process(held) });
+  const lanes = createHookLanes<HeldDelivery>({ perHook, queuePerHook: MIN_QUEUE_PER_HOOK, run: (_hookId, held) => runHeld(held) });
   const statsOf = (hookId: string): LaneStats => ({
     averageMs: lanes.averageMs(hookId),
-    oldestRunningMs: lanes.oldestRunningMs(hookId),
+    stalledMs: lanes.stalledMs(hookId),
     activeHooks: lanes.activeHooks(),
   });
   const spread = (delayMs: number) => spreadDelay(delayMs, random);
@@ -130,7 +146,8 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
     }
   };
 
-  async function process(held: HeldDelivery): Promise<void> {
+  async function runHeld(held: HeldDelivery): Promise<void> {
+    held.settle.started?.();
     try {
       await attempt(held);
     } finally {
@@ -138,7 +155,25 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
     }
   }
 
-  async function attempt({ settle, delivery }: HeldDelivery): Promise<void> {
+  /** Nothing more to do for this delivery: acknowledged (after its queue moves on, if it has one). */
+  async function finish({ settle, delivery }: HeldDelivery): Promise<void> {
+    if (delivery.entity && options.onFinished) {
+      try {
+        await options.onFinished(delivery, { transactionId: settle.transactionId, traceparent: settle.traceparent });
+      } catch (error) {
+        const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
+        logger.warn(
+          { err: (error as Error).message, deliveryId: delivery.deliveryId, delay },
+          "ordered delivery could not move its queue on; will be redelivered",
+        );
+        return defer(settle, delay, "failure");
+      }
+    }
+    settle.ack();
+  }
+
+  async function attempt(held: HeldDelivery): Promise<void> {
+    const { settle, delivery } = held;
     if (stopping) return settle.handBack(0);
     const breaker = breakers.get(delivery.hookId);
     const admission = breaker.admit();
@@ -158,7 +193,7 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
     switch (outcome.kind) {
       case "dropped":
         breaker.release();
-        settle.ack();
+        await finish(held);
         break;
       case "notYet":
         breaker.release();
@@ -175,7 +210,7 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
           // Just opened: what waits in this hook's queue would only be handed back one by one.
           if (blockedFor > 0) for (const queued of lanes.drainQueued(delivery.hookId)) defer(queued.settle, spread(blockedFor), "breaker open");
         } else breaker.onSuccess();
-        if (outcome.retryInMs === null) settle.ack();
+        if (outcome.retryInMs === null) await finish(held);
         else settle.handBack(outcome.retryInMs);
         break;
     }
@@ -192,7 +227,7 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
   // A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest
   // goes back to JetStream, so it holds no budget that other hooks are waiting for.
   const shedding = setInterval(() => {
-    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld, ackWaitMs)));
+    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld, HELD_HORIZON_MS)));
   }, SHED_INTERVAL_MS);
   shedding.unref();
 
@@ -207,7 +242,8 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
       }
       const stats = statsOf(hookId);
       if (limits.maxPaceMs !== undefined && (paceOf(stats) ?? 0) > limits.maxPaceMs) return handBack(hookId, [held]);
-      if (lanes.submit(hookId, held, queueLimit(stats, perHook, maxHeld, limits.waitBudgetMs ?? ackWaitMs)) === "full") handBack(hookId, [held]);
+      const limit = queueLimit(stats, perHook, limits.heldBudget ?? maxHeld, limits.waitBudgetMs ?? HELD_HORIZON_MS);
+      if (lanes.submit(hookId, held, limit) === "full") handBack(hookId, [held]);
     },
     whenBelow: (count) => lanes.whenBelow(count),
     heldCount: () => lanes.heldCount(),

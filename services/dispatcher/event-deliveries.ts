@@ -8,18 +8,40 @@
 // its attempt recorded (executions), or its delivery stored in DELIVERIES. A crash before that makes
 // JetStream redeliver the event; the redelivered event offers every subscribed hook again, and the
 // deliverer, which reads each delivery's executions first, skips what was already delivered.
+//
+// A per-entity hook's delivery first joins its entity's queue (ordered-deliveries.ts); it is
+// attempted here only when it is the queue's head, and otherwise counts as stored: the head's
+// finish sends it when its turn comes.
+//
+// The EVENTS consumer takes a new event only while few of these deliveries wait in their lanes
+// (`admit`). Without that gate a burst that outran the dispatcher itself (all hooks healthy, the
+// process busy) was taken in hundreds of events at a time; the lanes could not start them within
+// their budget, so nearly all went through DELIVERIES after all (19 596 of 22 668 in
+// bench:webhooks), paying for the publish and the second consumption the direct path exists to
+// avoid. EVENTS keeps them as durably while they wait there. Running deliveries do not count: a
+// hook that hangs holds at most its lane's concurrency, and it must not close the gate for others.
 import { TRACEPARENT_HEADER } from "@waybill/platform/context.js";
-import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
+import { TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import type { DeliveryScheduler } from "./delivery-scheduler.js";
+import type { StoreDelivery } from "./deliveries-store.js";
+import { isOrdered, type OrderedDelivery } from "./ordered-deliveries.js";
 
 /**
- * How long a new event's delivery may wait in its hook's queue: the event's acknowledgement waits
- * for it, and the EVENTS consumer takes only so many events at once. Longer waits go to DELIVERIES.
+ * How long a new event's delivery may wait in its hook's queue (its event's acknowledgement waits
+ * for it); longer waits go to DELIVERIES. 1 s was too short: a pause of the whole process (a
+ * burst's first seconds) made every lane look slow, and most of the burst went through DELIVERIES.
  */
-export const DIRECT_WAIT_BUDGET_MS = 1_000;
+export const DIRECT_WAIT_BUDGET_MS = 5_000;
 /** A hook whose deliveries take longer than this gets new events through DELIVERIES, not directly. */
 export const DIRECT_MAX_PACE_MS = 2_000;
+/** New events are taken only while fewer of their deliveries than this wait in lanes to start. */
+export const DIRECT_WAITING_MAX = 512;
+/**
+ * The budget each hook's share of direct queue places is taken from (its share: this divided by
+ * the busy hooks plus one), so that one slow hook cannot take every waiting place of the gate.
+ */
+export const DIRECT_HELD_BUDGET = 2 * DIRECT_WAITING_MAX;
 
 /** The event message the deliveries come from (a JsMsg, in production). */
 export interface EventMessage {
@@ -29,27 +51,49 @@ export interface EventMessage {
 }
 
 export interface EventDeliveriesDeps {
-  bus: Bus;
   scheduler: DeliveryScheduler;
+  store: StoreDelivery;
+  /** Queues ordered deliveries in their entity's queue; answers whether each is the head now. */
+  enqueueOrdered(delivery: OrderedDelivery): Promise<boolean>;
 }
 
-/** Offers the deliveries to the scheduler; resolves once each is recorded or stored in DELIVERIES. */
-export type DeliverEvent = (message: EventMessage, deliveries: DeliveryMessage[]) => Promise<void>;
+export interface EventDeliveries {
+  /** Offers the deliveries to the scheduler; resolves once each is recorded or stored in DELIVERIES. */
+  deliver(message: EventMessage, deliveries: DeliveryMessage[]): Promise<void>;
+  /** Resolves once another event may be taken (fewer than `waitingMax` deliveries wait to start). */
+  admit(): Promise<void>;
+  /** An admitted event's deliveries are known (or taking it failed): it no longer holds a place. */
+  release(): void;
+}
 
-export function createEventDeliveries(deps: EventDeliveriesDeps): DeliverEvent {
-  const { bus, scheduler } = deps;
-
-  /** Stores a delivery in DELIVERIES (Nats-Msg-Id = its id, so a second store is a no-op). */
-  const store = (delivery: DeliveryMessage, transactionId: string, traceparent: string | undefined) => {
-    const h = headers();
-    h.set(TRANSACTION_ID_NATS_HEADER, transactionId);
-    h.set(TENANT_ID_NATS_HEADER, delivery.tenantId);
-    if (traceparent) h.set(TRACEPARENT_HEADER, traceparent);
-    return publishDurable(bus, bus.topology.deliveriesSubject(delivery.hookId), JSON.stringify(delivery), { msgId: delivery.deliveryId, headers: h });
+export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DIRECT_WAITING_MAX): EventDeliveries {
+  const { scheduler, store } = deps;
+  // Deliveries waiting in lanes to start, and events admitted whose deliveries are not known yet.
+  let waiting = 0;
+  let taking = 0;
+  let admissions: (() => void)[] = [];
+  const full = () => waiting + taking >= waitingMax;
+  const wakeIfRoom = () => {
+    if (full()) return;
+    const ready = admissions;
+    admissions = [];
+    for (const wake of ready) wake();
+  };
+  const leftQueue = () => {
+    waiting -= 1;
+    wakeIfRoom();
   };
 
-  return (message, deliveries) => {
-    if (deliveries.length === 0) return Promise.resolve();
+  /** The deliveries to attempt now: unordered ones, and ordered ones at the head of their queue. */
+  const dueNow = async (deliveries: DeliveryMessage[]): Promise<DeliveryMessage[]> => {
+    if (!deliveries.some(isOrdered)) return deliveries;
+    const heads = await Promise.all(deliveries.map((d) => (isOrdered(d) ? deps.enqueueOrdered(d) : true)));
+    return deliveries.filter((_, i) => heads[i]);
+  };
+
+  async function deliver(message: EventMessage, all: DeliveryMessage[]): Promise<void> {
+    const deliveries = await dueNow(all);
+    if (deliveries.length === 0) return;
     const transactionId = message.headers?.get(TRANSACTION_ID_NATS_HEADER) || "";
     const traceparent = message.headers?.get(TRACEPARENT_HEADER) || undefined;
     return new Promise<void>((resolve, reject) => {
@@ -63,7 +107,15 @@ export function createEventDeliveries(deps: EventDeliveriesDeps): DeliverEvent {
       };
       for (const delivery of deliveries) {
         let settled = false;
+        let queued = true;
+        waiting += 1;
+        const started = () => {
+          if (!queued) return;
+          queued = false;
+          leftQueue();
+        };
         const once = (fn: () => void) => {
+          started();
           if (settled) return;
           settled = true;
           fn();
@@ -77,21 +129,34 @@ export function createEventDeliveries(deps: EventDeliveriesDeps): DeliverEvent {
               // time, which that consumer reads before it attempts again.
               handBack: () =>
                 once(() =>
-                  store(delivery, transactionId || delivery.eventId, traceparent).then(
+                  store(delivery, { transactionId, traceparent }).then(
                     () => done(),
                     (error: Error) => done(error),
                   ),
                 ),
               working: () => message.working(),
+              started,
               keepsDelay: false,
               deliveryCount: message.info.deliveryCount,
               transactionId: transactionId || undefined,
               traceparent,
             },
           },
-          { waitBudgetMs: DIRECT_WAIT_BUDGET_MS, maxPaceMs: DIRECT_MAX_PACE_MS },
+          { waitBudgetMs: DIRECT_WAIT_BUDGET_MS, maxPaceMs: DIRECT_MAX_PACE_MS, heldBudget: DIRECT_HELD_BUDGET },
         );
       }
     });
+  }
+
+  return {
+    deliver,
+    async admit() {
+      while (full()) await new Promise<void>((resolve) => admissions.push(resolve));
+      taking += 1;
+    },
+    release() {
+      taking -= 1;
+      wakeIfRoom();
+    },
   };
 }

@@ -1,7 +1,7 @@
 // What the dispatcher does with each event from EVENTS first: record it in the tenant's event log
 // and find its deliveries (fan-out.ts). Events taken in at the same time share one statement (see
-// batcher.ts). A redelivered event is not recorded twice; its deliveries are offered again only
-// when JetStream delivers it again (an earlier attempt at it may have been cut short).
+// batcher.ts). An event that comes again is not recorded twice, but its deliveries are offered
+// again (an earlier attempt at it may have been cut short; see fan-out.ts).
 import type { Pool } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
@@ -18,14 +18,14 @@ export interface Intake {
   deliveries: DeliveryMessage[];
 }
 
-export type TakeEvent = (tenantId: string, eventJson: string, redelivered: boolean) => Promise<Intake>;
+export type TakeEvent = (tenantId: string, eventJson: string, streamSeq: number) => Promise<Intake>;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
   const take = createBatcher((events: IncomingEvent[]) => recordEvents(deps.pool, events));
   /** `eventJson` is the message as received; it becomes the body of every delivery. */
-  return async (tenantId, eventJson, redelivered) => {
+  return async (tenantId, eventJson, streamSeq) => {
     const event = JSON.parse(eventJson) as EventEnvelope;
-    const { fresh, deliveries } = await take({ tenantId, event, eventJson, redelivered });
+    const { fresh, deliveries } = await take({ tenantId, event, eventJson, streamSeq });
     return { event, fresh, deliveries };
   };
 }

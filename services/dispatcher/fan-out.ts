@@ -6,6 +6,7 @@ import type { Queryable } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
+import { entityOf } from "@waybill/contracts/events/entity.js";
 import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 
 export interface IncomingEvent {
@@ -13,8 +14,8 @@ export interface IncomingEvent {
   event: EventEnvelope;
   /** The event as received; the body of each of its deliveries. */
   eventJson: string;
-  /** JetStream delivered it before (a crash or a timeout may have cut its deliveries short). */
-  redelivered: boolean;
+  /** Its position in EVENTS: orders a per-entity hook's events of the same time. */
+  streamSeq: number;
 }
 
 export interface RecordedEvent {
@@ -26,50 +27,52 @@ export interface RecordedEvent {
 
 /**
  * Records events in the event log and answers, per event in order, whether it was new there and
- * its deliveries: to every hook subscribed to its kind when it is new, or when JetStream delivers
- * it again (what was delivered already is recognised by the deliverer); none for a copy that was
- * published twice. One statement for many events.
+ * its deliveries: to every hook subscribed to its kind, whether it is new or comes again (what was
+ * delivered already is recognised by the deliverer, which reads each delivery's executions first).
+ * An event already in the log is not taken for a harmless copy: JetStream's delivery count cannot
+ * tell a redelivery from a first delivery after nats-server lost its consumer's state (kill -9
+ * restores the last state it flushed, and the events taken since come again as new), and an event
+ * whose deliveries were cut short then would reach none of its hooks. One statement for many events.
  */
 export async function recordEvents(db: Queryable, events: IncomingEvent[]): Promise<RecordedEvent[]> {
-  const input = events.map(({ tenantId, event, eventJson, redelivered }) => ({
+  const input = events.map(({ tenantId, event, eventJson }) => ({
     id: event.id,
     tenant_id: tenantId,
     kind: event.kind,
     time: event.time,
     transaction_id: event.transactionId,
     raw: eventJson,
-    redelivered,
   }));
-  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[] }>(
+  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[]; ordered: boolean[] }>(
     `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text, redelivered boolean)
-       ORDER BY id, redelivered DESC
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text)
      ), logged AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      )
-     SELECT i.id, l.id IS NOT NULL AS fresh,
-            CASE WHEN l.id IS NOT NULL OR i.redelivered THEN
-              ARRAY(SELECT h.id FROM hooks h
-                     WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
-                     ORDER BY h.id)
-            ELSE '{}' END AS hook_ids
-       FROM input i LEFT JOIN logged l ON l.id = i.id`,
+     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered
+       FROM input i LEFT JOIN logged l ON l.id = i.id
+       LEFT JOIN LATERAL (
+         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered
+           FROM hooks h
+          WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
+       ) s ON true`,
     [JSON.stringify(input)],
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();
-  return events.map(({ tenantId, event, eventJson }) => {
+  return events.map(({ tenantId, event, eventJson, streamSeq }) => {
     const row = byId.get(event.id)!;
     const first = !seen.has(event.id);
     seen.add(event.id);
     if (!first) return { fresh: false, deliveries: [] };
+    const entity = entityOf(event) ?? null;
     return {
       fresh: row.fresh,
-      deliveries: row.hook_ids.map((hookId) => ({
+      deliveries: row.hook_ids.map((hookId, n) => ({
         deliveryId: fanOutDeliveryId(event.id, hookId),
         tenantId,
         hookId,
@@ -78,6 +81,9 @@ export async function recordEvents(db: Queryable, events: IncomingEvent[]): Prom
         eventKind: event.kind,
         eventTime: event.time,
         eventJson,
+        // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
+        // entity is not held back.
+        ...(row.ordered[n] && entity !== null ? { entity, streamSeq } : {}),
       })),
     };
   });

@@ -37,7 +37,12 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       return { eventsJson: page.data.map((e) => JSON.stringify(e)), nextCursor: page.nextCursor ?? undefined };
     }),
     createHook: unary(logger, async (request) => {
-      const created = await createHook(deps, request.tenantId, { name: request.name, url: request.url, on: request.on }, request.idempotency);
+      const created = await createHook(
+        deps,
+        request.tenantId,
+        { name: request.name, url: request.url, on: request.on, ordering: request.ordering || undefined },
+        request.idempotency,
+      );
       return { hook: hookMessage(created.hook), secret: created.secret, secretLastRotatedAt: created.secretLastRotatedAt, replayed: created.replayed };
     }),
     listHooks: unary(logger, async (request) => {
@@ -47,7 +52,13 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
     getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
     updateHook: unary(logger, async (request) => ({
       hook: hookMessage(
-        await updateHook(pool, request.tenantId, request.id, { name: request.name, url: request.url, on: request.on, status: request.status }, deps.checkUrl),
+        await updateHook(deps, request.tenantId, request.id, {
+          name: request.name,
+          url: request.url,
+          on: request.on,
+          status: request.status,
+          ordering: request.ordering,
+        }),
       ),
     })),
     deleteHook: unary(logger, async (request) => {

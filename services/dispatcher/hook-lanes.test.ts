@@ -37,20 +37,28 @@ describe("hook lanes", () => {
     expect(lanes.activeHooks()).toBe(0);
   });
 
-  it("reports a lane's average only after enough runs, and the age of its oldest running item", async () => {
+  it("reports a lane's average only after enough runs, and how long it has gone without finishing anything", async () => {
     let t = 0;
     const release = gate();
-    const lanes = createHookLanes<number>({ perHook: 1, queuePerHook: 100, now: () => t, run: async (_hook, i) => (i === 99 ? release.opened : undefined) });
+    const lanes = createHookLanes<number>({ perHook: 2, queuePerHook: 100, now: () => t, run: async (_hook, i) => (i >= 99 ? release.opened : undefined) });
     for (let i = 0; i < LANE_MIN_SAMPLES - 1; i++) lanes.submit("h", i);
     await lanes.idle();
     expect(lanes.averageMs("h")).toBeUndefined();
     lanes.submit("h", LANE_MIN_SAMPLES);
     await lanes.idle();
     expect(lanes.averageMs("h")).toBe(0);
+    // A straggler among runs that keep finishing: the lane is not stalled.
     lanes.submit("h", 99);
     t = 7_000;
-    expect(lanes.oldestRunningMs("h")).toBe(7_000);
-    expect(lanes.oldestRunningMs("nothing")).toBe(0);
+    lanes.submit("h", 1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(lanes.stalledMs("h")).toBe(0);
+    // Nothing finishes any more: stalled since the last finish.
+    lanes.submit("h", 100);
+    t = 9_000;
+    expect(lanes.stalledMs("h")).toBe(2_000);
+    expect(lanes.stalledMs("nothing")).toBe(0);
     release.open();
     await lanes.idle();
   });

@@ -31,8 +31,11 @@ export interface HookLanes<T> {
   activeHooks(): number;
   /** Moving average of one hook's run times in ms (undefined before LANE_MIN_SAMPLES finished runs). */
   averageMs(hookId: string): number | undefined;
-  /** How long the oldest of one hook's running items has been running, in ms (0 when none). */
-  oldestRunningMs(hookId: string): number;
+  /**
+   * How long one hook's lane has run without finishing anything, in ms: since its last finish, or
+   * since it began when nothing has finished yet (0 when nothing runs).
+   */
+  stalledMs(hookId: string): number;
   /** Removes and returns every queued (not yet running) item, of one hook or of all. */
   drainQueued(hookId?: string): T[];
   /** Removes and returns the queued items of one hook beyond the first `keep` (the newest go). */
@@ -46,11 +49,13 @@ export interface HookLanes<T> {
 }
 
 interface Lane<T> {
-  /** Running items and when each started (in start order). */
-  running: Map<T, number>;
+  /** Running items. */
+  running: Set<T>;
   queue: T[];
   /** Index of the queue's first item (shifting a long array on every start would copy it). */
   head: number;
+  /** When it last finished a run (when it began, until then). */
+  progressAt: number;
 }
 
 const queued = <T>(lane: Lane<T>) => lane.queue.length - lane.head;
@@ -82,13 +87,14 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
 
   const start = (hookId: string, lane: Lane<T>, item: T) => {
     const started = now();
-    lane.running.set(item, started);
+    lane.running.add(item);
     void run(hookId, item)
       .catch(() => {}) // run handles its own failures; a throw must not stall the lane
       .finally(() => {
         lane.running.delete(item);
         count -= 1;
-        const took = now() - started;
+        lane.progressAt = now();
+        const took = lane.progressAt - started;
         const previous = averages.get(hookId);
         averages.set(
           hookId,
@@ -112,7 +118,7 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     submit(hookId, item, maxQueued = queuePerHook) {
       let lane = lanes.get(hookId);
       if (!lane) {
-        lane = { running: new Map(), queue: [], head: 0 };
+        lane = { running: new Set(), queue: [], head: 0, progressAt: now() };
         lanes.set(hookId, lane);
       }
       if (lane.running.size < perHook) {
@@ -138,10 +144,10 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
       const average = averages.get(hookId);
       return average && average.samples >= LANE_MIN_SAMPLES ? average.ms : undefined;
     },
-    oldestRunningMs(hookId) {
+    stalledMs(hookId) {
       const lane = lanes.get(hookId);
       if (!lane || lane.running.size === 0) return 0;
-      return now() - lane.running.values().next().value!;
+      return now() - lane.progressAt;
     },
     drainQueued(hookId) {
       const drained: T[] = [];

@@ -8,7 +8,11 @@ import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempoten
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import type { HookUrlCheck } from "./hook-address.js";
-import { checkHookFields, type HookStatus } from "@waybill/contracts/limits/hooks.js";
+import { checkHookFields, type HookOrdering, type HookStatus } from "@waybill/contracts/limits/hooks.js";
+import { releaseOrderedDeliveries } from "./ordered-deliveries.js";
+import { queueDeliveries } from "./fan-out.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import { generateHookSecret, type SecretBox } from "./secrets.js";
 
 export interface HooksDeps {
@@ -24,6 +28,7 @@ export interface Hook {
   url: string;
   on: string;
   status: HookStatus;
+  ordering: HookOrdering;
   successCount: number;
   errorCount: number;
   lastRunAt: string | null;
@@ -45,6 +50,7 @@ export interface HookRow {
   url: string;
   on_kind: string;
   status: HookStatus;
+  ordering: HookOrdering;
   secret_sealed: string;
   secret_last_rotated_at: Date;
   active_since: Date;
@@ -64,6 +70,7 @@ export function hookFromRow(row: HookRow): Hook {
     url: row.url,
     on: row.on_kind,
     status: row.status,
+    ordering: row.ordering,
     successCount: Number(row.success_count),
     errorCount: Number(row.error_count),
     lastRunAt: row.last_run_at?.toISOString() ?? null,
@@ -91,6 +98,7 @@ export interface NewHook {
   name: string;
   url: string;
   on: string;
+  ordering?: string;
 }
 
 export interface CreatedHook extends HookSecret {
@@ -114,9 +122,9 @@ export async function createHook(deps: HooksDeps, tenantId: string, input: NewHo
   const { value, replayed } = await withTransaction(deps.pool, (client) =>
     idempotent<StoredCreation>(client, tenantId, "hooks.create", idempotency, async () => {
       const { rows } = await client.query<HookRow>(
-        `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, secret_sealed, secret_last_rotated_at, active_since)
-         VALUES ($1, $2, $3, $4, $5, 'active', $6, now(), now()) RETURNING *`,
-        [id, tenantId, input.name, input.url, input.on, sealed],
+        `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, ordering, secret_sealed, secret_last_rotated_at, active_since)
+         VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, now(), now()) RETURNING *`,
+        [id, tenantId, input.name, input.url, input.on, input.ordering || "none", sealed],
       );
       const row = rows[0];
       return { hook: hookFromRow(row), sealedSecret: sealed, secretLastRotatedAt: row.secret_last_rotated_at.toISOString() };
@@ -153,25 +161,40 @@ export interface HookChanges {
   url?: string;
   on?: string;
   status?: string;
+  ordering?: string;
 }
 
 /**
  * Applies the fields present; a paused hook gets nothing queued until it is active again. Resuming
  * moves `active_since` to now: deliveries of earlier events still queued are dropped on arrival.
+ * Turning per-entity ordering off releases what waits in the hook's entity queues, unordered.
  */
-export async function updateHook(db: Queryable, tenantId: string, id: string, changes: HookChanges, checkUrl?: HookUrlCheck): Promise<Hook> {
+export async function updateHook(
+  deps: { pool: Pool; topology: Topology; checkUrl?: HookUrlCheck },
+  tenantId: string,
+  id: string,
+  changes: HookChanges,
+): Promise<Hook> {
   checkHookFields(changes);
-  if (changes.url !== undefined) await checkUrl?.(changes.url);
+  if (changes.url !== undefined) await deps.checkUrl?.(changes.url);
   if (!isHookId(id)) throw hookNotFound(id);
+  return withTransaction(deps.pool, async (db) => {
+    const hook = await applyHookChanges(db, tenantId, id, changes);
+    if (changes.ordering === "none") await queueDeliveries(db, deps.topology, await releaseOrderedDeliveries(db, id), currentTransactionId());
+    return hook;
+  });
+}
+
+async function applyHookChanges(db: Queryable, tenantId: string, id: string, changes: HookChanges): Promise<Hook> {
   const { rows } = await db.query<HookRow>(
     `UPDATE hooks SET name = COALESCE($3, name), url = COALESCE($4, url), on_kind = COALESCE($5, on_kind),
-            status = COALESCE($6, status),
+            status = COALESCE($6, status), ordering = COALESCE($7, ordering),
             active_since = CASE WHEN status = 'paused' AND $6 = 'active' THEN now() ELSE active_since END,
             -- A resume starts afresh: the reason of an automatic pause and the failing streak go.
             disabled_reason = CASE WHEN $6 = 'active' THEN NULL ELSE disabled_reason END,
             failing_since = CASE WHEN $6 = 'active' THEN NULL ELSE failing_since END, updated_at = now()
       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-    [tenantId, id, changes.name ?? null, changes.url ?? null, changes.on ?? null, changes.status ?? null],
+    [tenantId, id, changes.name ?? null, changes.url ?? null, changes.on ?? null, changes.status ?? null, changes.ordering ?? null],
   );
   if (rows.length === 0) throw hookNotFound(id);
   return hookFromRow(rows[0]);

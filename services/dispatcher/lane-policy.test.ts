@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
 
-const stats = (averageMs: number | undefined, oldestRunningMs = 0, activeHooks = 1) => ({ averageMs, oldestRunningMs, activeHooks });
+const stats = (averageMs: number | undefined, stalledMs = 0, activeHooks = 1) => ({ averageMs, stalledMs, activeHooks });
 
 describe("queueLimit", () => {
   it("gives a fast or new lane its share, leaving room for one more hook", () => {
@@ -15,7 +15,7 @@ describe("queueLimit", () => {
     expect(queueLimit(stats(40), 8, 8192, 30_000)).toBe(4096); // a busy fast lane: its share
   });
 
-  it("paces a lane by the age of its oldest running delivery once that is longer than its average", () => {
+  it("paces a lane by how long it has gone without finishing anything once that is longer than its average", () => {
     expect(paceOf(stats(undefined, 50))).toBeUndefined(); // nothing known yet
     expect(paceOf(stats(undefined, 1_000))).toBe(1_000); // hanging before its first answer
     expect(paceOf(stats(20, 3_000))).toBe(3_000); // a fast receiver that started to hang

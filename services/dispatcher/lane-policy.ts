@@ -1,20 +1,21 @@
 // How much each hook's lane may hold, decided from what the lane has shown so far. Every lane
-// holds what it is expected to finish within the ack wait, up to its share of the held budget:
+// holds what it is expected to finish within a horizon (HELD_HORIZON_MS for DELIVERIES), up to its share of the held budget:
 // busy, healthy hooks keep their lanes fed from memory, slow ones hold little; one whose receiver
-// hangs is noticed by the age of its oldest running delivery, before any delivery to it has even
-// finished, and then holds next to nothing.
+// hangs is noticed by how long its lane has gone without finishing anything, before any delivery
+// to it has even finished, and then holds next to nothing.
 
 export const MIN_QUEUE_PER_HOOK = 2;
-/** A lane whose deliveries take this long (average, or oldest running) counts as stuck. */
+/** A lane whose deliveries take this long (average, or time without a finish) counts as stuck. */
 export const STUCK_PACE_MS = 5_000;
 
-/** Before a lane has an average, its oldest running delivery this old already sets its pace. */
+/** Before a lane has an average, this long without a finish already sets its pace. */
 export const HANG_NOTICE_MS = 200;
 
 export interface LaneStats {
   /** Average run time (undefined until the lane has finished enough runs). */
   averageMs: number | undefined;
-  oldestRunningMs: number;
+  /** How long the lane has run without finishing anything (0 when nothing runs). */
+  stalledMs: number;
   /** Hooks with something running or queued, this one included if it has. */
   activeHooks: number;
 }
@@ -22,7 +23,7 @@ export interface LaneStats {
 /**
  * Queue places for a hook: its share of `maxHeld` (divided by the busy hooks plus one, so there is
  * always room for one more hook), less for a slow lane, MIN_QUEUE_PER_HOOK for a stuck one. A lane
- * queues what it is expected to finish within `queueWaitMs`, the consumer's ack wait (heartbeats
+ * queues what it is expected to finish within `queueWaitMs` (heartbeats
  * keep held messages from being redelivered meanwhile).
  */
 export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number, queueWaitMs: number): number {
@@ -34,12 +35,15 @@ export function queueLimit(stats: LaneStats, perHook: number, maxHeld: number, q
 }
 
 /**
- * A lane's pace: its average run time, or the age of its oldest running delivery when that is
- * longer (a receiver that starts to hang shows it before any of its deliveries finishes).
+ * A lane's pace: its average run time, or how long it has gone without finishing anything when
+ * that is longer (a receiver that starts to hang shows it before any of its deliveries finishes).
+ * Not the age of its oldest running delivery: one straggler among deliveries that keep finishing
+ * (a slow answer, a pause of the process) would make a healthy lane look hung, and shrink its
+ * queue until a burst went through DELIVERIES instead of straight to the receiver.
  */
 export function paceOf(stats: LaneStats): number | undefined {
-  const pace = Math.max(stats.averageMs ?? 0, stats.oldestRunningMs);
-  return pace > 0 && (stats.averageMs !== undefined || stats.oldestRunningMs >= HANG_NOTICE_MS) ? pace : undefined;
+  const pace = Math.max(stats.averageMs ?? 0, stats.stalledMs);
+  return pace > 0 && (stats.averageMs !== undefined || stats.stalledMs >= HANG_NOTICE_MS) ? pace : undefined;
 }
 
 /** Spreads handed-back deliveries so they do not all return in the same instant. */

@@ -1,4 +1,5 @@
 // The dispatcher's public surface: what the launcher composes. Everything else is internal.
 export { loadDispatcherConfig, type DispatcherConfig } from "./config.js";
-export { ensureSecretKeyFile } from "./secret-key-file.js";
+/** Under `npm start` without WEBHOOK_SECRET_KEY: the data folder file that holds it. */
+export const WEBHOOK_SECRET_KEY_FILE = "webhook-secret-key";
 export { startDispatcher, type DispatcherHandle } from "./service.js";

@@ -1,16 +1,11 @@
 // The key that seals hook secrets is never replaced silently: its fingerprint is stored beside
 // the hooks, and a dispatcher holding another key while hooks exist refuses to start, saying how
 // to recover. With no hook, a new key simply takes over (nothing sealed would be lost).
-import { createHash } from "node:crypto";
 import { ConfigError } from "@waybill/platform/config.js";
+import { keyFingerprint } from "@waybill/platform/sealed-box.js";
 import { withAdvisoryLock } from "@waybill/platform/locks.js";
 import type { Pool } from "@waybill/platform/db.js";
 import type { SecretBox } from "./secrets.js";
-
-/** 16 hex digits of SHA-256 over the raw key: names a key in messages without revealing it. */
-export function keyFingerprint(key: Buffer): string {
-  return createHash("sha256").update(key).digest("hex").slice(0, 16);
-}
 
 export class SecretKeyMismatchError extends ConfigError {}
 

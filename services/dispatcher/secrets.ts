@@ -1,21 +1,17 @@
-// Hook secrets: generated here, kept sealed at rest with AES-256-GCM. Each sealed value is bound
-// to its hook (additional authenticated data), so a sealed secret copied onto another hook row
-// does not open.
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+// Hook secrets: generated here, kept sealed at rest (platform's sealed box, bound to the hook's
+// id, so a sealed secret copied onto another hook row does not open).
+import { randomBytes } from "node:crypto";
+import { createSealedBox, generateSealingKey, parseSealingKey, SealedValueUnavailableError } from "@waybill/platform/sealed-box.js";
 
 export const SECRET_PREFIX = "whsec_";
 export const SECRET_BYTES = 32;
-export const SECRET_KEY_BYTES = 32;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const FORMAT = "v1";
 
 /** A new signing secret: "whsec_" + base64 of 32 random bytes. */
 export function generateHookSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString("base64");
 }
 
-export class SecretUnavailableError extends Error {
+export class SecretUnavailableError extends SealedValueUnavailableError {
   constructor() {
     super("the hook's secret cannot be opened (was WEBHOOK_SECRET_KEY changed?)");
   }
@@ -29,23 +25,12 @@ export interface SecretBox {
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
-  if (key.length !== SECRET_KEY_BYTES) throw new Error(`the secret key must be ${SECRET_KEY_BYTES} bytes`);
+  const box = createSealedBox(key);
   return {
-    seal(secret, hookId) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
-      cipher.setAAD(Buffer.from(hookId, "utf8"));
-      const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-      return [FORMAT, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ciphertext.toString("base64url")].join(".");
-    },
+    seal: (secret, hookId) => box.seal(secret, hookId),
     open(sealed, hookId) {
-      const [format, iv, tag, ciphertext] = sealed.split(".");
-      if (format !== FORMAT || !iv || !tag || ciphertext === undefined) throw new SecretUnavailableError();
       try {
-        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
-        decipher.setAAD(Buffer.from(hookId, "utf8"));
-        decipher.setAuthTag(Buffer.from(tag, "base64url"));
-        return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+        return box.open(sealed, hookId);
       } catch {
         throw new SecretUnavailableError();
       }
@@ -54,12 +39,6 @@ export function createSecretBox(key: Buffer): SecretBox {
 }
 
 /** WEBHOOK_SECRET_KEY (base64) → key bytes. */
-export function parseSecretKey(base64: string): Buffer {
-  const key = Buffer.from(base64, "base64");
-  if (key.length !== SECRET_KEY_BYTES) throw new Error(`WEBHOOK_SECRET_KEY must be the base64 of ${SECRET_KEY_BYTES} bytes`);
-  return key;
-}
+export const parseSecretKey = (base64: string): Buffer => parseSealingKey(base64, "WEBHOOK_SECRET_KEY");
 
-export function generateSecretKey(): string {
-  return randomBytes(SECRET_KEY_BYTES).toString("base64");
-}
+export const generateSecretKey = generateSealingKey;

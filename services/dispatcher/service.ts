@@ -19,7 +19,7 @@ import { startRuntime } from "@waybill/platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
-import { createEventIntake } from "./event-intake.js";
+import { createEventIntake, type Intake } from "./event-intake.js";
 import { createEventDeliveries } from "./event-deliveries.js";
 import { createDeliveryScheduler } from "./delivery-scheduler.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
@@ -27,6 +27,9 @@ import { checkSecretKey } from "./secret-key-check.js";
 import { createHookUrlCheck } from "./hook-address.js";
 import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
 import { createSender } from "./sender.js";
+import { createBatcher } from "@waybill/platform/batcher.js";
+import { createDeliveryStore } from "./deliveries-store.js";
+import { enqueueOrdered as enqueueOrderedDeliveries, finishOrdered, isOrdered, type OrderedDelivery } from "./ordered-deliveries.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
@@ -52,6 +55,12 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const received = new Counter({ name: "waybill_dispatcher_events_received_total", help: "Events consumed from EVENTS", labelNames: ["kind"], registers });
     const attempts = new Counter({ name: "waybill_webhook_attempts_total", help: "Delivery attempts by outcome", labelNames: ["outcome"], registers });
     const attemptSeconds = new Histogram({ name: "waybill_webhook_attempt_duration_seconds", help: "Duration of delivery attempts", registers });
+    const dropped = new Counter({
+      name: "waybill_webhook_dropped_total",
+      help: "Deliveries settled without an attempt: hook paused, hook gone, event before the hook's resume, already delivered, attempts exhausted",
+      labelNames: ["reason"],
+      registers,
+    });
     const deferred = new Counter({
       name: "waybill_webhook_deferred_total",
       help: "Deliveries handed back to JetStream without an attempt",
@@ -80,6 +89,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       logger,
     });
     runtime.defer(() => deliveryPool.end());
+    const store = createDeliveryStore(bus);
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
     // One scheduler for both sources of deliveries: a hook's lane and breaker are the same whether
@@ -90,11 +100,17 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       onOutcome: (outcome) => {
+        if (outcome.kind === "dropped") dropped.inc({ reason: outcome.reason });
         if (outcome.kind !== "attempted") return;
         attempts.inc({ outcome: outcome.execution.outcome });
         attemptSeconds.observe(outcome.execution.durationMs / 1000);
       },
       onDeferred: (reason) => deferred.inc({ reason }),
+      onFinished: async (delivery, trace) => {
+        if (!isOrdered(delivery)) return;
+        const next = await finishOrdered(pool, delivery);
+        if (next) await store(next, trace);
+      },
     });
     const deliveries = await startDeliveriesConsumer({
       bus,
@@ -119,7 +135,12 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     );
 
     const takeEvent = createEventIntake({ pool });
-    const deliverEvent = createEventDeliveries({ bus, scheduler });
+    // Ordered deliveries join their queues in the order events were taken in: one batch at a time.
+    const enqueueOrdered = createBatcher(async (items: OrderedDelivery[]) => {
+      const heads = await enqueueOrderedDeliveries(pool, items);
+      return items.map((d) => heads.has(d.deliveryId));
+    });
+    const eventDeliveries = createEventDeliveries({ scheduler, store, enqueueOrdered });
     const events = await startConsumer({
       bus,
       stream: bus.topology.eventsStream,
@@ -133,18 +154,24 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       concurrency: EVENTS_CONCURRENCY,
       maxAckPending: EVENTS_MAX_ACK_PENDING,
       deadLetters: runtime.deadLetters,
+      admit: eventDeliveries.admit,
       handle: async (message) => {
         const tenantId = message.headers?.get(TENANT_ID_NATS_HEADER);
-        // Checked before batching: a message that can never be recorded goes to the dead letters
-        // at once instead of failing the batch it would join.
-        if (!tenantId) throw new PoisonMessage("event without a tenant header");
-        checkIncomingEvent(message.string());
-        const intake = await takeEvent(tenantId, message.string(), message.info.deliveryCount > 1);
+        let intake: Intake;
+        try {
+          // Checked before batching: a message that can never be recorded goes to the dead letters
+          // at once instead of failing the batch it would join.
+          if (!tenantId) throw new PoisonMessage("event without a tenant header");
+          checkIncomingEvent(message.string());
+          intake = await takeEvent(tenantId, message.string(), message.info.streamSequence);
+        } finally {
+          eventDeliveries.release();
+        }
         if (intake.fresh) {
           received.inc({ kind: intake.event.kind });
           logger.debug({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries.length }, "event received");
         }
-        await deliverEvent(message, intake.deliveries);
+        await eventDeliveries.deliver(message, intake.deliveries);
       },
     });
     // At shutdown, in this order: both consumers stop pulling; then the events in hand finish

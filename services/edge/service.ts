@@ -2,7 +2,7 @@
 // the services over gRPC.
 import http from "node:http";
 import type { Client } from "@grpc/grpc-js";
-import { createLogger, type Logger } from "@waybill/platform/logger.js";
+import { createLogger, logDestination, type Logger } from "@waybill/platform/logger.js";
 import { createOps, startOpsServer } from "@waybill/platform/ops.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { createApp } from "./app.js";
@@ -26,7 +26,7 @@ export interface EdgeHandle extends ServiceHandle {
 }
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
-  const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL);
+  const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL, logDestination(config.LOG_FILE));
   const bus = await connectBus({
     url: config.NATS_URL,
     user: config.NATS_USER,

@@ -1,33 +1,42 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { DEFAULT_BOOTSTRAP_CREDENTIALS_FILE } from "./bootstrap-credentials.js";
 import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
 export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;
 
-export const identityConfigSchema = z.object({
-  ...baseConfigShape,
-  GRPC_PORT: port.default(DEFAULT_PORTS.identity.grpc),
-  OPS_PORT: port.default(DEFAULT_PORTS.identity.ops),
-  BOOTSTRAP_API_TOKEN: z
-    .string()
-    .regex(/^api-[A-Za-z0-9_-]{16,256}$/, "must have the form api-<secret> (at least 16 characters of [A-Za-z0-9_-])")
-    .optional(),
-  BOOTSTRAP_ADMIN_EMAIL: z.string().email().default(DEFAULT_BOOTSTRAP_ADMIN_EMAIL),
-  BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8).optional(),
-  /** Lifetime of a session JWT from POST /v1/auth/login. */
-  /** How often token use (lastUsedAt) is written behind. */
-  TOKEN_USE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(LAST_USED_FLUSH_INTERVAL_MS),
-  SESSION_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(30)
-    .max(24 * 3600)
-    .default(DEFAULT_SESSION_TTL_SECONDS),
-  /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
-  BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
-});
+export const identityConfigSchema = z
+  .object({
+    ...baseConfigShape,
+    GRPC_PORT: port.default(DEFAULT_PORTS.identity.grpc),
+    OPS_PORT: port.default(DEFAULT_PORTS.identity.ops),
+    BOOTSTRAP_API_TOKEN: z
+      .string()
+      .regex(/^api-[A-Za-z0-9_-]{16,256}$/, "must have the form api-<secret> (at least 16 characters of [A-Za-z0-9_-])")
+      .optional(),
+    BOOTSTRAP_ADMIN_EMAIL: z.string().email().default(DEFAULT_BOOTSTRAP_ADMIN_EMAIL),
+    BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8).optional(),
+    /** Lifetime of a session JWT from POST /v1/auth/login. */
+    /** How often token use (lastUsedAt) is written behind. */
+    TOKEN_USE_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(LAST_USED_FLUSH_INTERVAL_MS),
+    SESSION_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(30)
+      .max(24 * 3600)
+      .default(DEFAULT_SESSION_TTL_SECONDS),
+    /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
+    BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
+    /** Seals the session signing keys at rest (base64 of 32 bytes); required in production. */
+    IDENTITY_SECRET_KEY: sealingKeySetting.optional(),
+    NODE_ENV: z.string().optional(),
+  })
+  .refine((config) => config.NODE_ENV !== "production" || config.IDENTITY_SECRET_KEY !== undefined, {
+    path: ["IDENTITY_SECRET_KEY"],
+    message: "is required when NODE_ENV=production: the session signing keys are sealed with it (openssl rand -base64 32)",
+  });
 
 export type IdentityConfig = Readonly<z.output<typeof identityConfigSchema>>;
 

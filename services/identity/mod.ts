@@ -1,4 +1,6 @@
 // Identity's public surface: what the launcher composes. Everything else is internal.
 export { bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
+/** Under `npm start` without IDENTITY_SECRET_KEY: the data folder file that holds it. */
+export const IDENTITY_SECRET_KEY_FILE = "identity-secret-key";
 export { loadIdentityConfig, type IdentityConfig } from "./config.js";
 export { startIdentity, type IdentityHandle } from "./service.js";

@@ -13,6 +13,7 @@ import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import { pageLimit } from "@waybill/platform/pagination.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { startRuntime } from "@waybill/platform/runtime.js";
+import { createSealedBox, generateSealingKey, parseSealingKey } from "@waybill/platform/sealed-box.js";
 import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
@@ -69,7 +70,18 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
     const relay = createOutboxRelay({ pool, bus, schema: IDENTITY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    const keys = await loadSessionKeys(pool);
+    if (!config.IDENTITY_SECRET_KEY)
+      logger.warn(
+        "IDENTITY_SECRET_KEY is not set: session signing keys are sealed with a key that lives only in this process, so each start " +
+          "makes a new signing key. Set IDENTITY_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
+      );
+    const sealingKey = parseSealingKey(config.IDENTITY_SECRET_KEY ?? generateSealingKey(), "IDENTITY_SECRET_KEY");
+    const keys = await loadSessionKeys(pool, createSealedBox(sealingKey));
+    if (keys.unopened.length > 0 && config.IDENTITY_SECRET_KEY)
+      logger.warn(
+        { unopened: keys.unopened.length, signingKey: keys.current.kid },
+        "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with the newest that opens, or a new one",
+      );
     const jwksJson = JSON.stringify(keys.jwks);
 
     const tokenVerifier = createTokenVerifier(pool);

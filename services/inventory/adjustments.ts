@@ -13,7 +13,8 @@ import {
   REASON_TEXT,
   TRIMMED_TEXT,
 } from "@waybill/contracts/limits/inventory.js";
-import { isProductId, productNotFound, type InventoryDeps } from "./products.js";
+import { isProductId, productNotFound } from "./product-ids.js";
+import type { InventoryDeps } from "./products.js";
 import { lockStockRows, stockLevelOf, writeStockRows, type StockLevel } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";
 

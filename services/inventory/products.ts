@@ -2,14 +2,15 @@
 // deletes are soft so that stock and reservations keep their references.
 import { UNIQUE_VIOLATION, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
-import { hasPrefix, newId } from "@waybill/platform/ids.js";
+import { newId } from "@waybill/platform/ids.js";
 import { formatStoredAmount, isCurrency, normalizeAmount } from "@waybill/platform/money.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { DEFAULT_LOCATION, MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
+import { isProductId, productNotFound } from "./product-ids.js";
 import { lockStockOfProducts, stockLevelOf } from "./stock.js";
 import { thresholdChangeEvents } from "./thresholds.js";
 
@@ -232,15 +233,6 @@ async function lockProduct(client: PoolClient, tenantId: string, id: string): Pr
   const { rows } = await client.query<ProductRow>(`SELECT * FROM products WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, [tenantId, id]);
   if (rows.length === 0) throw productNotFound(id);
   return rows[0];
-}
-
-/** Anything else cannot name a product; checking first keeps bytes PostgreSQL refuses (NUL) away from it. */
-export function isProductId(id: string): boolean {
-  return hasPrefix(id, "prd");
-}
-
-export function productNotFound(id: string): NotFoundError {
-  return new NotFoundError("product_not_found", `No product ${id}.`);
 }
 
 function duplicateSku(sku: string) {

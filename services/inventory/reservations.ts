@@ -7,7 +7,8 @@ import { ConflictError, ValidationError, type FieldError } from "@waybill/platfo
 import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import { allocate, type Shortage } from "./allocation.js";
 import { MAX_STOCK_QUANTITY } from "@waybill/contracts/limits/inventory.js";
-import { isProductId, type InventoryDeps } from "./products.js";
+import { isProductId } from "./product-ids.js";
+import type { InventoryDeps } from "./products.js";
 import { lockStockOfProducts, lockStockRows, stockLevelOf, writeStockRows, type StockRow } from "./stock.js";
 import { crossingEvents } from "./thresholds.js";
 

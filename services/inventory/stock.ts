@@ -5,7 +5,7 @@ import type { PoolClient, Queryable } from "@waybill/platform/db.js";
 import { BadRequestError } from "@waybill/platform/errors.js";
 import type { Page } from "@waybill/platform/pagination.js";
 import { TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
-import { isProductId } from "./products.js";
+import { isProductId } from "./product-ids.js";
 
 export interface StockLevel {
   productId: string;

@@ -2,14 +2,22 @@
 // NATS at DATABASE_URL / NATS_URL, or starts private ones when nothing answers there.
 import path from "node:path";
 import { z } from "zod";
-import { loadDispatcherConfig, ensureSecretKeyFile, startDispatcher } from "@waybill/dispatcher";
+import { loadDispatcherConfig, startDispatcher, WEBHOOK_SECRET_KEY_FILE } from "@waybill/dispatcher";
 import { DEFAULT_HTTP_PORT, loadEdgeConfig, startEdge } from "@waybill/edge";
-import { loadIdentityConfig, startIdentity, bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } from "@waybill/identity";
+import {
+  loadIdentityConfig,
+  startIdentity,
+  bootstrapCredentialsText,
+  hasGeneratedSecrets,
+  writeCredentialsFile,
+  IDENTITY_SECRET_KEY_FILE,
+} from "@waybill/identity";
 import { loadInventoryConfig, startInventory } from "@waybill/inventory";
 import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig, startMqttGateway } from "@waybill/mqtt-gateway";
 import { loadOrdersConfig, startOrders } from "@waybill/orders";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "@waybill/platform/config.js";
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
+import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
@@ -61,8 +69,10 @@ async function main(): Promise<void> {
     const natsUrl = await ensureServer("NATS", launcher.NATS_URL, 4222, () => startPrivateNats(dataDir), running);
 
     // In one process the services talk over loopback on ports the OS picks.
-    // Hook secrets stay readable across restarts: without WEBHOOK_SECRET_KEY, a key kept in the data folder.
-    const webhookSecretKey = process.env.WEBHOOK_SECRET_KEY || (await ensureSecretKeyFile(dataDir));
+    // Hook secrets and session signing keys stay readable across restarts: without
+    // WEBHOOK_SECRET_KEY / IDENTITY_SECRET_KEY, keys kept in the data folder.
+    const webhookSecretKey = process.env.WEBHOOK_SECRET_KEY || (await ensureSealingKeyFile(dataDir, WEBHOOK_SECRET_KEY_FILE));
+    const identitySecretKey = process.env.IDENTITY_SECRET_KEY || (await ensureSealingKeyFile(dataDir, IDENTITY_SECRET_KEY_FILE));
     // Ports chosen on an earlier start (when 8080 / 1883 were taken) are tried first, so devices
     // and scripts configured then keep working; `npm run admin` reads the database URL.
     const remembered = await readLocalState(dataDir);
@@ -76,6 +86,7 @@ async function main(): Promise<void> {
       GRPC_PORT: "0",
       OPS_PORT: "0",
       WEBHOOK_SECRET_KEY: webhookSecretKey,
+      IDENTITY_SECRET_KEY: identitySecretKey,
     };
     // Generated first-start credentials: on the terminal the launcher runs in, or (no terminal:
     // a service manager, CI, a pipe into a log) in a file of the data folder only this user reads.

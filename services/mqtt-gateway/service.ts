@@ -61,7 +61,6 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     const lastSeen = createLastSeenWriter(pool, logger);
     runtime.defer(lastSeen.stop);
     const readings = await startReadingsConsumer({
-      pool,
       bus,
       logger,
       registry: ops.registry,

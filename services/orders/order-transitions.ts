@@ -10,6 +10,7 @@ import { stockLinesOf } from "./inventory-port.js";
 import { assertOrderTransition, isOrderStatus, stockEffectOf, type OrderStatus } from "./order-status.js";
 import { getOrder, lockOrder, type Order } from "./orders.js";
 import { withSagaTransaction, type Saga } from "./saga.js";
+import { clearStockIntent } from "./stock-intents.js";
 
 /** POST /orders/{id}/status: one transition, one transaction id for all its events. */
 export async function changeOrderStatus(deps: OrdersDeps, tenantId: string, orderId: string, status: string): Promise<Order> {
@@ -31,13 +32,18 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
   assertOrderTransition(order.status, to);
   if (to === "cancelled" && order.status === "inProgress") await assertNothingDelivered(client, tenantId, order.id);
   const lines = stockLinesOf(order.orderItems);
-  switch (stockEffectOf(to)) {
+  const effect = stockEffectOf(to);
+  // Committed now, on its own connection; this transaction deletes it (stock-intents.ts).
+  if (effect !== "none") await deps.stockIntents.mark(tenantId, order.id);
+  switch (effect) {
     case "reserve":
       try {
         await deps.inventory.reserve(tenantId, order.id, lines);
       } catch (error) {
-        // A refusal (insufficient_stock …) reserved nothing; a lost answer may have reserved.
-        if (!isRefusal(error)) saga.onFailure("release stock", () => deps.inventory.release(tenantId, order.id));
+        // A refusal (insufficient_stock …) reserved nothing, so nothing is left to reconcile; a
+        // lost answer may have reserved.
+        if (isRefusal(error)) await deps.stockIntents.clear(tenantId, order.id);
+        else saga.onFailure("release stock", () => deps.inventory.release(tenantId, order.id));
         throw error;
       }
       // While we hold the order's lock and it is pending, any reservation of it is ours to undo.
@@ -66,6 +72,7 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
   if (rowCount === 0) {
     throw new ConflictError("invalid_status_transition", `The order is no longer ${order.status}; it changed meanwhile.`);
   }
+  if (effect !== "none") await clearStockIntent(client, tenantId, order.id);
   const events: NewEvent[] = [
     { tenantId, kind: "order.status.changed", payload: { orderId: order.id, previousOrderStatus: order.status, currentOrderStatus: to } },
   ];

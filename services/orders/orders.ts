@@ -239,11 +239,16 @@ export async function listOrders(db: Queryable, tenantId: string, filter: OrderF
     throw new BadRequestError("invalid_query", `Unknown order status "${filter.status}".`);
   }
   const after = decodeCursor(filter.cursor);
+  // The page is chosen first and its items gathered after: with the items' subquery in the same
+  // scan its per-row cost swamps the choice of index, and PostgreSQL took the primary key
+  // backwards past every newer order of another status (10 ms instead of 0.2 behind 30 000 pending).
   const { rows } = await db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders o
-      WHERE o.tenant_id = $1 AND ($2::text IS NULL OR o.status = $2) AND ($3::text IS NULL OR o.customer_id = $3)
-        AND ($4::text IS NULL OR o.id < $4)
-      ORDER BY o.id DESC LIMIT $5`,
+    `SELECT ${ORDER_COLUMNS} FROM (
+       SELECT * FROM orders
+        WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR customer_id = $3)
+          AND ($4::text IS NULL OR id < $4)
+        ORDER BY id DESC LIMIT $5) o
+      ORDER BY o.id DESC`,
     [tenantId, filter.status ?? null, filter.customerId ?? null, after, filter.limit + 1],
   );
   const page = toPage(rows, filter.limit);

@@ -8,14 +8,19 @@ import { OrdersServiceService } from "@waybill/contracts/gen/waybill/orders/v1/o
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
+import { createPool } from "@waybill/platform/db.js";
 import { startRuntime } from "@waybill/platform/runtime.js";
 import type { OrdersConfig } from "./config.js";
 import type { OrdersDeps } from "./deps.js";
 import { startDeviceShipmentsConsumer } from "./device-shipments.js";
+import { createProductExistence, watchProductDeletions } from "./product-existence.js";
 import { ordersGrpcHandlers } from "./grpc-handlers.js";
 import { createInventoryPort } from "./inventory-port.js";
+import { createStockIntents, startStockReconciler } from "./stock-intents.js";
 
 export const ORDERS_SCHEMA = "orders";
+/** Connections beside DB_POOL_MAX for stock intents (stock-intents.ts); counted in the deploy budget. */
+export const STOCK_INTENTS_POOL_MAX = 2;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface OrdersHandle extends ServiceHandle {
@@ -35,7 +40,30 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
     const { pool, bus, logger } = runtime;
     const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
     runtime.defer(async () => inventoryClient.close());
-    const deps: OrdersDeps = { pool, topology: bus.topology, inventory: createInventoryPort(inventoryClient), logger };
+    const inventory = createInventoryPort(inventoryClient);
+    // Order creation asks which products exist; the answer is remembered (product-existence.ts).
+    const products = createProductExistence(inventory);
+    const unwatch = watchProductDeletions(bus, products);
+    runtime.defer(async () => unwatch());
+    // Two connections of their own for stock intents: a status change writes one while its
+    // transaction holds a connection of the main pool (stock-intents.ts).
+    const intentsPool = createPool({
+      databaseUrl: config.DATABASE_URL,
+      schema: ORDERS_SCHEMA,
+      max: STOCK_INTENTS_POOL_MAX,
+      applicationName: "waybill-orders-intents",
+      logger,
+    });
+    runtime.defer(() => intentsPool.end());
+    const deps: OrdersDeps = {
+      pool,
+      topology: bus.topology,
+      inventory: { ...inventory, missingProducts: products.missing },
+      stockIntents: createStockIntents(intentsPool),
+      logger,
+    };
+    const reconciler = startStockReconciler({ pool, inventory, logger, minAgeMs: config.STOCK_INTENT_MIN_AGE_MS });
+    runtime.defer(reconciler.stop);
     const relay = createOutboxRelay({ pool, bus, schema: ORDERS_SCHEMA, logger });
     if (options.startRelay !== false) await relay.start();
     runtime.defer(relay.stop);

@@ -215,10 +215,13 @@ export async function listShipments(db: Queryable, tenantId: string, filter: Shi
   }
   const after = decodeCursor(filter.cursor);
   const { rows } = await db.query<ShipmentViewRow>(
-    `SELECT ${SHIPMENT_COLUMNS} FROM shipments s
-      WHERE s.tenant_id = $1 AND ($2::text IS NULL OR s.order_id = $2) AND ($3::text IS NULL OR s.status = $3)
-        AND ($4::text IS NULL OR s.id < $4)
-      ORDER BY s.id DESC LIMIT $5`,
+    // The page first, its items and timeline after (see listOrders).
+    `SELECT ${SHIPMENT_COLUMNS} FROM (
+       SELECT * FROM shipments
+        WHERE tenant_id = $1 AND ($2::text IS NULL OR order_id = $2) AND ($3::text IS NULL OR status = $3)
+          AND ($4::text IS NULL OR id < $4)
+        ORDER BY id DESC LIMIT $5) s
+      ORDER BY s.id DESC`,
     [tenantId, filter.orderId ?? null, filter.status ?? null, after, filter.limit + 1],
   );
   const page = toPage(rows, filter.limit);

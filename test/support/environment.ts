@@ -1,6 +1,7 @@
 // Isolation for tests that cross services: each run gets its own database and its own stream
 // names on the real PostgreSQL and NATS (DATABASE_URL / NATS_URL, or the local servers).
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
@@ -48,7 +49,10 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
       DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
       STREAM_PREFIX: streamPrefix,
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+      // A full run logs at debug into TEST_LOG_DIR (one file per worker), and the logs are scanned
+      // for secrets at its end (log-scan.ts); otherwise nothing is logged unless asked for.
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.TEST_LOG_DIR ? "debug" : "silent"),
+      ...(process.env.TEST_LOG_DIR ? { LOG_FILE: path.join(process.env.TEST_LOG_DIR, `worker-${process.pid}.log`) } : {}),
       BIND_HOST: "127.0.0.1",
     },
     async cleanup() {

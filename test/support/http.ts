@@ -1,44 +1,9 @@
-// A small HTTP client for tests: JSON in, status + headers + parsed body out.
+// HTTP helpers for tests: the client (http-client.ts) and assertions on its answers.
 import { expect } from "vitest";
-export interface Answer<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+import type { Answer } from "./http-client.js";
 
-export async function request<T = any>(
-  url: string,
-  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
-): Promise<Answer<T>> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | undefined = init.body;
-  if (init.json !== undefined) {
-    body = JSON.stringify(init.json);
-    headers["content-type"] ??= "application/json";
-  }
-  const response = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON; keep the text
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T };
-}
+export { eventually, request, type Answer } from "./http-client.js";
 
-export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-/** Asserts an RFC 9457 problem answer with this status and stable code. */
 export function expectProblem(answer: Answer, status: number, code: string): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(answer.headers.get("content-type")).toContain("application/problem+json");

@@ -1,5 +1,6 @@
 // Runs a service's main.ts (or the launcher) as a real child process, as production would.
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -27,7 +28,10 @@ export function runJs(entry: string, env: Record<string, string | undefined>): C
 function runNode(args: string[], env: Record<string, string | undefined>): Child {
   // CPU_PROFILE_DIR (benchmarks): every child writes a V8 CPU profile there when it exits.
   const profile = process.env.CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // A child logs to its standard output, which tests read; a full run keeps it beside the
+  // in-process services' logs (LOG_FILE), where the secret scan reads it.
+  const { LOG_FILE: logFile, ...childEnv } = { ...process.env, ...env };
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
@@ -37,6 +41,7 @@ function runNode(args: string[], env: Record<string, string | undefined>): Child
   child.stdout!.on("data", append);
   child.stderr!.on("data", append);
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  if (logFile) child.once("exit", () => appendFileSync(logFile.replace(/\.log$/, `-child-${child.pid}.log`), out));
   return {
     process: child,
     output: () => out,

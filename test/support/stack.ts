@@ -41,7 +41,7 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env = await createTestEnvironment(options.servers);
   const token = `api-${randomBytes(32).toString("base64url")}`;
-  // WEBHOOK_SECRET_KEY: one per stack, so a dispatcher restarted with serviceEnv opens the same secrets.
+  // Sealing keys: one per stack, so a service restarted with serviceEnv opens what it sealed.
   const webhookKey = randomBytes(32).toString("base64");
   const serviceEnv = {
     ...env.env,
@@ -50,6 +50,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     HTTP_PORT: "0",
     BOOTSTRAP_API_TOKEN: token,
     WEBHOOK_SECRET_KEY: webhookKey,
+    IDENTITY_SECRET_KEY: randomBytes(32).toString("base64"),
     ...options.extraEnv,
   };
   const started: { stop(): Promise<void> }[] = [];

@@ -347,7 +347,7 @@ export type paths = {
         };
         /** Get a hook */
         get: operations["getHooksById"];
-        /** Change a hook's name, url, kind or status */
+        /** Change a hook's name, url, kind, status or ordering */
         put: operations["putHooksById"];
         post?: never;
         /** Delete a hook */
@@ -4249,6 +4249,8 @@ export interface operations {
                             on: string;
                             /** @enum {string} */
                             status: "active" | "paused";
+                            /** @enum {string} */
+                            ordering: "none" | "perEntity";
                             /** @description Attempts that succeeded */
                             successCount: number;
                             /** @description Attempts that failed */
@@ -4334,6 +4336,11 @@ export interface operations {
                      * @enum {string}
                      */
                     on: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test" | "webhook.disabled";
+                    /**
+                     * @description perEntity: the events about one order, shipment, product, customer or device reach this hook one at a time, in the order they occurred (a failing one holds back later events about the same entity until it succeeds or its retries run out; other entities proceed). Default none.
+                     * @enum {string}
+                     */
+                    ordering?: "none" | "perEntity";
                 };
             };
         };
@@ -4351,6 +4358,8 @@ export interface operations {
                         on: string;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @enum {string} */
+                        ordering: "none" | "perEntity";
                         /** @description Attempts that succeeded */
                         successCount: number;
                         /** @description Attempts that failed */
@@ -4477,6 +4486,8 @@ export interface operations {
                         on: string;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @enum {string} */
+                        ordering: "none" | "perEntity";
                         /** @description Attempts that succeeded */
                         successCount: number;
                         /** @description Attempts that failed */
@@ -4574,6 +4585,11 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "active" | "paused";
+                    /**
+                     * @description perEntity: the events about one order, shipment, product, customer or device reach this hook one at a time, in the order they occurred (a failing one holds back later events about the same entity until it succeeds or its retries run out; other entities proceed). Default none.
+                     * @enum {string}
+                     */
+                    ordering?: "none" | "perEntity";
                 };
             };
         };
@@ -4591,6 +4607,8 @@ export interface operations {
                         on: string;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @enum {string} */
+                        ordering: "none" | "perEntity";
                         /** @description Attempts that succeeded */
                         successCount: number;
                         /** @description Attempts that failed */

@@ -13,6 +13,7 @@ kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns"
 
 apply generic waybill-nats-auth --from-literal=NATS_WAYBILL_PASSWORD="$(random)" --from-literal=NATS_SYSTEM_PASSWORD="$(random)"
 apply generic waybill-dispatcher --from-literal=WEBHOOK_SECRET_KEY="$(openssl rand -base64 32)"
+apply generic waybill-identity --from-literal=IDENTITY_SECRET_KEY="$(openssl rand -base64 32)"
 apply generic waybill-db-superuser --type=kubernetes.io/basic-auth --from-literal=username=postgres --from-literal=password="$(random)"
 for role in identity orders inventory dispatcher devices; do
   apply generic "waybill-db-$role" --type=kubernetes.io/basic-auth --from-literal=username="$role" --from-literal=password="$(random)"

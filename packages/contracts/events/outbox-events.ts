@@ -23,6 +23,12 @@ export async function appendEvents(client: Queryable, topology: Topology, events
   return envelopes;
 }
 
+/** Validates an event against the catalog and wraps it in its envelope (a new id and time unless given). */
+export function eventEnvelope(event: NewEvent, transactionId: string, given: { id?: string; time?: string } = {}): EventEnvelope {
+  const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
+  return { id: given.id ?? newId("evt"), kind: event.kind, time: given.time ?? new Date().toISOString(), transactionId, ...payload };
+}
+
 /** Validates events against the catalog and builds their envelopes and outbox rows. */
 export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
   const current = currentTransactionId();
@@ -30,8 +36,7 @@ export function outboxRecords(topology: Topology, events: NewEvent[]): { envelop
   const rows: unknown[] = [];
   for (const event of events) {
     const transactionId = event.transactionId ?? current;
-    const payload = EVENT_PAYLOADS[event.kind].parse(event.payload) as Record<string, unknown>;
-    const envelope: EventEnvelope = { id: newId("evt"), kind: event.kind, time: new Date().toISOString(), transactionId, ...payload };
+    const envelope = eventEnvelope(event, transactionId);
     envelopes.push(envelope);
     rows.push({
       id: envelope.id,

@@ -9,6 +9,9 @@ export const MAX_HOOK_NAME_LENGTH = 200;
 export const MAX_HOOK_URL_LENGTH = 2048;
 export const HOOK_STATUSES = ["active", "paused"] as const;
 export type HookStatus = (typeof HOOK_STATUSES)[number];
+/** `perEntity`: the events about one order, shipment, product… reach the hook one at a time, in order. */
+export const HOOK_ORDERINGS = ["none", "perEntity"] as const;
+export type HookOrdering = (typeof HOOK_ORDERINGS)[number];
 
 /** No surrounding white space, no control characters (as the other services' names). */
 export const HOOK_NAME = /^[^\s\x00-\x1f\x7f-\x9f](?:[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f])?$/;
@@ -34,6 +37,7 @@ export interface HookFieldValues {
   url?: string;
   on?: string;
   status?: string;
+  ordering?: string;
 }
 
 /** Checks the fields present; throws one ValidationError listing every problem. */
@@ -49,6 +53,9 @@ export function checkHookFields(fields: HookFieldValues): void {
   if (fields.on !== undefined && !isEventKind(fields.on)) errors.push({ path: "on", message: "not an event kind (see GET /v1/event-kinds)" });
   if (fields.status !== undefined && !(HOOK_STATUSES as readonly string[]).includes(fields.status)) {
     errors.push({ path: "status", message: `one of ${HOOK_STATUSES.join(", ")}` });
+  }
+  if (fields.ordering !== undefined && !(HOOK_ORDERINGS as readonly string[]).includes(fields.ordering)) {
+    errors.push({ path: "ordering", message: `one of ${HOOK_ORDERINGS.join(", ")}` });
   }
   if (errors.length > 0) throw new ValidationError("The hook is not valid.", errors);
 }

@@ -34,7 +34,12 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       idempotent: true,
     },
     async ({ body, principal, idempotency }) => {
-      const created = await callUnary(dispatcher.createHook.bind(dispatcher), { tenantId: principal.tenantId, ...body, idempotency });
+      const created = await callUnary(dispatcher.createHook.bind(dispatcher), {
+        tenantId: principal.tenantId,
+        ...body,
+        ordering: body.ordering ?? "",
+        idempotency,
+      });
       return {
         body: { ...hookOut(created.hook!), secret: created.secret, secretLastRotatedAt: created.secretLastRotatedAt },
         headers: { Location: `/v1/hooks/${created.hook!.id}` },
@@ -63,7 +68,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     {
       method: "put",
       path: "/hooks/:id",
-      summary: "Change a hook's name, url, kind or status",
+      summary: "Change a hook's name, url, kind, status or ordering",
       tag: "hooks",
       capability: "hooks:write",
       body: updateHookBody,

@@ -1,6 +1,6 @@
 // Hooks and their executions: request and response schemas (API.md "Webhooks").
 import { z } from "zod";
-import { HOOK_NAME, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "@waybill/contracts/limits/hooks.js";
+import { HOOK_NAME, HOOK_ORDERINGS, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "@waybill/contracts/limits/hooks.js";
 import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 
 const name = z.string().min(1).max(MAX_HOOK_NAME_LENGTH).regex(HOOK_NAME, "no surrounding spaces or control characters");
@@ -15,7 +15,14 @@ const url = z
 const on = z.enum(EVENT_KINDS as [string, ...string[]]).describe("The event kind this hook receives (GET /event-kinds)");
 const status = z.enum(HOOK_STATUSES).describe("A paused hook receives nothing; events meanwhile are not queued for it");
 
-export const createHookBody = z.object({ name, url, on }).strict();
+const ordering = z
+  .enum(HOOK_ORDERINGS)
+  .describe(
+    "perEntity: the events about one order, shipment, product, customer or device reach this hook one at a time, in the order they occurred " +
+      "(a failing one holds back later events about the same entity until it succeeds or its retries run out; other entities proceed). Default none.",
+  );
+
+export const createHookBody = z.object({ name, url, on, ordering: ordering.optional() }).strict();
 
 const instant = z.iso.datetime({ offset: true, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" });
 export const recoverHookBody = z
@@ -28,9 +35,9 @@ export const recoverHookOutput = z.object({
 });
 
 export const updateHookBody = z
-  .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional() })
+  .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional(), ordering: ordering.optional() })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status, ordering");
 
 export const hookOutput = z.object({
   id: z.string(),
@@ -38,6 +45,7 @@ export const hookOutput = z.object({
   url: z.string(),
   on: z.string(),
   status: z.enum(HOOK_STATUSES),
+  ordering: z.enum(HOOK_ORDERINGS),
   successCount: z.number().int().describe("Attempts that succeeded"),
   errorCount: z.number().int().describe("Attempts that failed"),
   lastRunAt: z.string().nullable().describe("Time of the last attempt"),

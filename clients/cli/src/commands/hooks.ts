@@ -1,5 +1,5 @@
 // waybill hooks …: register webhooks, test them, watch their executions, rotate their secrets.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { data, type Execution, type Hook } from "@waybill/sdk";
 import { action, type Context } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -22,6 +22,16 @@ const hookColumns: Column<Hook>[] = [
   { header: "last run", value: (h) => cell(h.lastRunAt) },
 ];
 
+type Ordering = "none" | "perEntity";
+
+/** --ordering: per-entity ordered delivery, or none. */
+function orderingOption(): Option {
+  return new Option(
+    "--ordering <ordering>",
+    "perEntity: events about one order, shipment or product arrive one at a time, in order (a failing one holds back the later ones about the same entity); none: in parallel",
+  ).choices(["none", "perEntity"]);
+}
+
 function hookFields(context: Context, hook: Hook): [string, string][] {
   const status = hook.status === "active" ? context.print.c.green(hook.status) : context.print.c.yellow(hook.status);
   return [
@@ -30,6 +40,7 @@ function hookFields(context: Context, hook: Hook): [string, string][] {
     ["url", hook.url],
     ["on", hook.on],
     ["status", status],
+    ["ordering", hook.ordering === "perEntity" ? "per entity (one at a time, in order)" : "none"],
     ["deliveries", `${hook.successCount} succeeded, ${hook.errorCount} failed`],
     ["last run", cell(hook.lastRunAt)],
     ["created", hook.createdAt],
@@ -76,17 +87,17 @@ export function registerHooks(program: Command): void {
       .requiredOption("--name <name>", "a name for people")
       .requiredOption("--url <url>", "where the signed deliveries are POSTed (the server: `waybill --url … hooks create` or WAYBILL_URL)", httpUrl)
       .requiredOption("--on <kind>", "the event kind it receives (see `waybill event-kinds`)")
+      .addOption(orderingOption())
       .action(
-        action(async (context, options: { name: string; url: string; on: string }) => {
-          const created = await context.wait(
-            "Creating the hook",
-            data(context.api().POST("/hooks", { body: { name: options.name, url: options.url, on: options.on as never } })),
-          );
+        action(async (context, options: { name: string; url: string; on: string; ordering?: Ordering }) => {
+          const body = { name: options.name, url: options.url, on: options.on as never, ...(options.ordering ? { ordering: options.ordering } : {}) };
+          const created = await context.wait("Creating the hook", data(context.api().POST("/hooks", { body })));
           if (!context.print.json) context.print.item(created, hookFields(context, created));
           printSecret(context, created.secret, created);
         }),
       ),
     "waybill hooks create --name shop --url https://shop.example.com/hooks --on order.created",
+    "waybill hooks create --name erp --url https://erp.example.com/hooks --on order.status.changed --ordering perEntity",
   );
 
   examples(
@@ -125,15 +136,16 @@ export function registerHooks(program: Command): void {
   examples(
     hooks
       .command("update")
-      .description("Change a hook's name, URL or event kind")
+      .description("Change a hook's name, URL, event kind or ordering")
       .argument("<id>", "hook id")
       .option("--name <name>", "new name")
       .option("--url <url>", "new URL", httpUrl)
       .option("--on <kind>", "new event kind")
+      .addOption(orderingOption())
       .action(
-        action(async (context, id: string, options: { name?: string; url?: string; on?: string }) => {
+        action(async (context, id: string, options: { name?: string; url?: string; on?: string; ordering?: Ordering }) => {
           const body = defined(options);
-          if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give --name, --url or --on");
+          if (Object.keys(body).length === 0) throw new UsageError("nothing to change: give --name, --url, --on or --ordering");
           const hook = await context.wait("Updating the hook", data(context.api().PUT("/hooks/{id}", { params: { path: { id } }, body: body as never })));
           context.print.item(hook, hookFields(context, hook));
         }),

@@ -57,7 +57,11 @@ export interface Hook {
   createdAt: string;
   updatedAt: string;
   /** Why Waybill paused the hook (every delivery failing for WEBHOOK_DISABLE_AFTER); absent otherwise. */
-  disabledReason?: string | undefined;
+  disabledReason?:
+    | string
+    | undefined;
+  /** "none" or "perEntity": the events about one entity reach the hook one at a time, in order. */
+  ordering: string;
 }
 
 export interface CreateHookRequest {
@@ -65,7 +69,11 @@ export interface CreateHookRequest {
   name: string;
   url: string;
   on: string;
-  idempotency?: Idempotency | undefined;
+  idempotency?:
+    | Idempotency
+    | undefined;
+  /** "none" (the default when empty) or "perEntity". */
+  ordering: string;
 }
 
 export interface CreateHookResponse {
@@ -106,6 +114,7 @@ export interface UpdateHookRequest {
   url?: string | undefined;
   on?: string | undefined;
   status?: string | undefined;
+  ordering?: string | undefined;
 }
 
 export interface UpdateHookResponse {
@@ -446,6 +455,7 @@ function createBaseHook(): Hook {
     createdAt: "",
     updatedAt: "",
     disabledReason: undefined,
+    ordering: "",
   };
 }
 
@@ -483,6 +493,9 @@ export const Hook: MessageFns<Hook> = {
     }
     if (message.disabledReason !== undefined) {
       writer.uint32(90).string(message.disabledReason);
+    }
+    if (message.ordering !== "") {
+      writer.uint32(98).string(message.ordering);
     }
     return writer;
   },
@@ -588,6 +601,14 @@ export const Hook: MessageFns<Hook> = {
             message.disabledReason = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.ordering = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -637,6 +658,7 @@ export const Hook: MessageFns<Hook> = {
         : isSet(object.disabled_reason)
         ? globalThis.String(object.disabled_reason)
         : undefined,
+      ordering: isSet(object.ordering) ? globalThis.String(object.ordering) : "",
     };
   },
 
@@ -675,6 +697,9 @@ export const Hook: MessageFns<Hook> = {
     if (message.disabledReason !== undefined) {
       obj.disabledReason = message.disabledReason;
     }
+    if (message.ordering !== "") {
+      obj.ordering = message.ordering;
+    }
     return obj;
   },
 
@@ -694,12 +719,13 @@ export const Hook: MessageFns<Hook> = {
     message.createdAt = object.createdAt ?? "";
     message.updatedAt = object.updatedAt ?? "";
     message.disabledReason = object.disabledReason ?? undefined;
+    message.ordering = object.ordering ?? "";
     return message;
   },
 };
 
 function createBaseCreateHookRequest(): CreateHookRequest {
-  return { tenantId: "", name: "", url: "", on: "", idempotency: undefined };
+  return { tenantId: "", name: "", url: "", on: "", idempotency: undefined, ordering: "" };
 }
 
 export const CreateHookRequest: MessageFns<CreateHookRequest> = {
@@ -718,6 +744,9 @@ export const CreateHookRequest: MessageFns<CreateHookRequest> = {
     }
     if (message.idempotency !== undefined) {
       Idempotency.encode(message.idempotency, writer.uint32(42).fork()).join();
+    }
+    if (message.ordering !== "") {
+      writer.uint32(50).string(message.ordering);
     }
     return writer;
   },
@@ -775,6 +804,14 @@ export const CreateHookRequest: MessageFns<CreateHookRequest> = {
             message.idempotency = Idempotency.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.ordering = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -798,6 +835,7 @@ export const CreateHookRequest: MessageFns<CreateHookRequest> = {
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       on: isSet(object.on) ? globalThis.String(object.on) : "",
       idempotency: isSet(object.idempotency) ? Idempotency.fromJSON(object.idempotency) : undefined,
+      ordering: isSet(object.ordering) ? globalThis.String(object.ordering) : "",
     };
   },
 
@@ -818,6 +856,9 @@ export const CreateHookRequest: MessageFns<CreateHookRequest> = {
     if (message.idempotency !== undefined) {
       obj.idempotency = Idempotency.toJSON(message.idempotency);
     }
+    if (message.ordering !== "") {
+      obj.ordering = message.ordering;
+    }
     return obj;
   },
 
@@ -833,6 +874,7 @@ export const CreateHookRequest: MessageFns<CreateHookRequest> = {
     message.idempotency = (object.idempotency !== undefined && object.idempotency !== null)
       ? Idempotency.fromPartial(object.idempotency)
       : undefined;
+    message.ordering = object.ordering ?? "";
     return message;
   },
 };
@@ -1309,7 +1351,15 @@ export const GetHookResponse: MessageFns<GetHookResponse> = {
 };
 
 function createBaseUpdateHookRequest(): UpdateHookRequest {
-  return { tenantId: "", id: "", name: undefined, url: undefined, on: undefined, status: undefined };
+  return {
+    tenantId: "",
+    id: "",
+    name: undefined,
+    url: undefined,
+    on: undefined,
+    status: undefined,
+    ordering: undefined,
+  };
 }
 
 export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
@@ -1331,6 +1381,9 @@ export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
     }
     if (message.status !== undefined) {
       writer.uint32(50).string(message.status);
+    }
+    if (message.ordering !== undefined) {
+      writer.uint32(58).string(message.ordering);
     }
     return writer;
   },
@@ -1396,6 +1449,14 @@ export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
             message.status = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.ordering = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1420,6 +1481,7 @@ export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
       url: isSet(object.url) ? globalThis.String(object.url) : undefined,
       on: isSet(object.on) ? globalThis.String(object.on) : undefined,
       status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      ordering: isSet(object.ordering) ? globalThis.String(object.ordering) : undefined,
     };
   },
 
@@ -1443,6 +1505,9 @@ export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
     if (message.status !== undefined) {
       obj.status = message.status;
     }
+    if (message.ordering !== undefined) {
+      obj.ordering = message.ordering;
+    }
     return obj;
   },
 
@@ -1457,6 +1522,7 @@ export const UpdateHookRequest: MessageFns<UpdateHookRequest> = {
     message.url = object.url ?? undefined;
     message.on = object.on ?? undefined;
     message.status = object.status ?? undefined;
+    message.ordering = object.ordering ?? undefined;
     return message;
   },
 };

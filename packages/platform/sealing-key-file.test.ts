@@ -2,7 +2,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ensureSecretKeyFile, SECRET_KEY_FILE } from "./secret-key-file.js";
+import { ensureSealingKeyFile } from "./sealing-key-file.js";
+
+const SECRET_KEY_FILE = "some-secret-key";
+const ensureSecretKeyFile = (dataDir: string) => ensureSealingKeyFile(dataDir, SECRET_KEY_FILE);
 
 let dir: string;
 beforeEach(async () => {
@@ -12,7 +15,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("ensureSecretKeyFile", () => {
+describe("ensureSealingKeyFile", () => {
   it("makes a 32-byte key readable only by its owner, and answers the same key on the next start", async () => {
     const data = path.join(dir, "data");
     const first = await ensureSecretKeyFile(data);
