@@ -9,6 +9,8 @@ export interface RunningSystem {
   mqttUrl: string;
   /** Process id of each service's process (one "launcher" in the single topology), for CPU accounting. */
   pids: Record<string, number>;
+  /** Each service's ops port (metrics), in the split topology. */
+  opsPorts: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -18,7 +20,7 @@ export async function startSystem(env: Record<string, string>, topology = proces
     const launcher = runTs("services/launcher/main.ts", { ...common, HTTP_PORT: "0", MQTT_PORT: "0" });
     const baseUrl = (await launcher.waitForOutput(/HTTP API: +(http:\/\/\S+)\/v1/, 60_000))[1];
     const mqttUrl = (await launcher.waitForOutput(/MQTT: +(mqtt:\/\/\S+)/, 60_000))[1];
-    return { baseUrl, mqttUrl, pids: { launcher: launcher.process.pid! }, stop: () => stopAll([launcher], "SIGINT") };
+    return { baseUrl, mqttUrl, pids: { launcher: launcher.process.pid! }, opsPorts: {}, stop: () => stopAll([launcher], "SIGINT") };
   }
   // A port free when chosen can be taken before the service binds it (by any process on the
   // machine); then the whole system starts again on other ports.
@@ -81,7 +83,12 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     await stopAll(children, "SIGTERM");
     throw error;
   }
-  return { baseUrl: `http://127.0.0.1:${ports.http}`, mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`, pids, stop: () => stopAll(children, "SIGTERM") };
+  return {
+    baseUrl: `http://127.0.0.1:${ports.http}`,
+    mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`,
+    pids,
+    opsPorts: Object.fromEntries(opsPorts),
+    stop: () => stopAll(children, "SIGTERM") };
 }
 
 async function stopAll(children: Child[], signal: NodeJS.Signals): Promise<void> {

@@ -166,7 +166,9 @@ try {
     CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
   });
   const queueName = `waybill-bench-${randomBytes(4).toString("hex")}`;
-  const queue = new Queue<DeliveryJob>(queueName, { connection: new Redis(redisUrl) });
+  // A connection handed to BullMQ is the caller's to close (queue.close() leaves it open).
+  const redis = new Redis(redisUrl);
+  const queue = new Queue<DeliveryJob>(queueName, { connection: redis });
   const peer = runTs("bench/webhooks-bullmq-peer.ts", {
     DATABASE_URL: env.databaseUrl,
     REDIS_URL: redisUrl,
@@ -263,6 +265,7 @@ try {
     await Promise.allSettled([floor.exited(10_000), peer.exited(10_000)]);
     await queue.obliterate({ force: true }).catch(() => {});
     await queue.close();
+    await redis.quit();
   }
   const roots = { ...system.pids, "load generator": process.pid };
 
@@ -291,7 +294,13 @@ try {
   // Steady, moderate rate through the whole system: orders over HTTP, one order.created each.
   arrivals.length = 0;
   distinctArrivals.clear();
+  // When each event reached NATS (a plain subscriber sees a message as the stream takes it).
+  const onNats = new Map<string, number>();
+  const watch = nc.subscribe(env.topology.eventsWildcard, {
+    callback: (_error, message) => onNats.set((JSON.parse(message.string()) as { id: string }).id, Date.now()),
+  });
   const sent = Math.round(rate * seconds);
+  await eventLoopDelays(system.opsPorts); // the services' delay histograms start afresh
   const t0 = performance.now();
   const inFlight: Promise<unknown>[] = [];
   for (let i = 0; i < sent; i++) {
@@ -311,17 +320,25 @@ try {
   await waitForArrivals(sent * hookCount, 60_000);
   const latencies = arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  watch.unsubscribe();
+  const delays = await eventLoopDelays(system.opsPorts);
+  const stages = await latencyStages(db, arrivals, onNats);
 
-  process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
-  process.stdout.write(
-    `waybill deliveries/s ${spread(perRun.waybill)}; same-work floor ${spread(perRun.floor)}; BullMQ peer ${spread(perRun.peer)} (Redis here keeps nothing on disk, which flatters the peer)\n`,
-  );
+  // BENCH_RUNS=0 measures only the latency phase (and the context lines).
+  if (runs > 0) {
+    process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
+    process.stdout.write(
+      `waybill deliveries/s ${spread(perRun.waybill)}; same-work floor ${spread(perRun.floor)}; BullMQ peer ${spread(perRun.peer)} (Redis here keeps nothing on disk, which flatters the peer)\n`,
+    );
+  }
   process.stdout.write(`${formatResult(`bare undici POST loop, ${concurrency} conc.`, bare)}\n${bareCpu}\n`);
-  const vsFloor = perRun.waybill.map((w, i) => w / perRun.floor[i]);
-  const vsPeer = perRun.waybill.map((w, i) => w / perRun.peer[i]);
-  process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.5, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
-  process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
-  process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
+  if (runs > 0) {
+    const vsFloor = perRun.waybill.map((w, i) => w / perRun.floor[i]);
+    const vsPeer = perRun.waybill.map((w, i) => w / perRun.peer[i]);
+    process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.5, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
+    process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
+    process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
+  }
   process.stdout.write(
     `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (context: one event message is consumed per event, its deliveries sent from it)\n`,
   );
@@ -329,6 +346,8 @@ try {
     `latency event (its time, set just before commit) → receipt at ${rate} orders/s × ${hookCount} hooks over ${seconds} s: p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   max ${latencies.at(-1)} ms   (n=${latencies.length})\n`,
   );
   process.stdout.write(`latency event → receipt p99 ms: ${at(0.99)} (target < 50 at ${rate * hookCount} deliveries/s)\n`);
+  process.stdout.write(`  where it went (p50 / p99 / max ms): ${stages}\n`);
+  if (delays) process.stdout.write(`  event-loop delay of the services meanwhile (p99 / max ms): ${delays}\n`);
   process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
 } finally {
   await nc.close();
@@ -337,4 +356,57 @@ try {
   await env.cleanup();
   receiver.closeAllConnections();
   receiver.close();
+}
+
+/**
+ * The latency phase split where it can be seen: commit → on NATS (the producer's outbox relay),
+ * → taken by the dispatcher (EVENTS, the intake's batch), taken → attempt begun (fan-out, lane),
+ * attempt → receipt (sign, POST). Clocks are the same machine's.
+ */
+async function latencyStages(
+  db: pg.Client,
+  seen: { at: number; eventTime: number; eventId: string; hookId: string }[],
+  onNats: Map<string, number>,
+): Promise<string> {
+  const { rows } = await db.query<{ event_id: string; hook_id: string; received_at: Date; requested_at: Date }>(
+    `SELECT x.event_id, x.hook_id, e.received_at, x.requested_at
+       FROM dispatcher.executions x JOIN dispatcher.event_log e ON e.id = x.event_id
+      WHERE x.event_id = ANY($1) AND x.attempt = 1`,
+    [[...new Set(seen.map((a) => a.eventId))]],
+  );
+  const byPair = new Map(rows.map((r) => [`${r.event_id}:${r.hook_id}`, r]));
+  const published: number[] = [];
+  const taken: number[] = [];
+  const queued: number[] = [];
+  const sent: number[] = [];
+  for (const a of seen) {
+    const row = byPair.get(`${a.eventId}:${a.hookId}`);
+    if (!row) continue;
+    const atNats = onNats.get(a.eventId);
+    if (atNats === undefined) continue;
+    published.push(atNats - a.eventTime);
+    taken.push(row.received_at.getTime() - atNats);
+    queued.push(row.requested_at.getTime() - row.received_at.getTime());
+    sent.push(a.at - row.requested_at.getTime());
+  }
+  const describe = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    return `${q(0.5)} / ${q(0.99)} / ${sorted.at(-1)}`;
+  };
+  return `commit → on NATS ${describe(published)}; → taken ${describe(taken)}; taken → attempt ${describe(queued)}; attempt → receipt ${describe(sent)}`;
+}
+
+/**
+ * Each service's event-loop delay p99 and max since the last call (prom-client's histogram starts
+ * afresh after every scrape), or "" without ops ports (the single topology).
+ */
+async function eventLoopDelays(opsPorts: Record<string, number>): Promise<string> {
+  const parts: string[] = [];
+  for (const [service, port] of Object.entries(opsPorts)) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const read = (name: string) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, "m"))?.[1] ?? Number.NaN) * 1000;
+    parts.push(`${service} ${read("nodejs_eventloop_lag_p99_seconds").toFixed(0)} / ${read("nodejs_eventloop_lag_max_seconds").toFixed(0)}`);
+  }
+  return parts.join(", ");
 }
