@@ -88,7 +88,8 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`,
     pids,
     opsPorts: Object.fromEntries(opsPorts),
-    stop: () => stopAll(children, "SIGTERM") };
+    stop: () => stopAll(children, "SIGTERM"),
+  };
 }
 
 async function stopAll(children: Child[], signal: NodeJS.Signals): Promise<void> {

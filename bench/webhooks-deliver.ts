@@ -297,7 +297,9 @@ try {
   // When each event reached NATS (a plain subscriber sees a message as the stream takes it).
   const onNats = new Map<string, number>();
   const watch = nc.subscribe(env.topology.eventsWildcard, {
-    callback: (_error, message) => onNats.set((JSON.parse(message.string()) as { id: string }).id, Date.now()),
+    callback: (_error, message) => {
+      onNats.set((JSON.parse(message.string()) as { id: string }).id, Date.now());
+    },
   });
   const sent = Math.round(rate * seconds);
   await eventLoopDelays(system.opsPorts); // the services' delay histograms start afresh
