@@ -2,6 +2,7 @@
 // it is now (status, url, sealed secret, since when it is active) and the last attempt of this
 // delivery. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
 import type { Queryable } from "@waybill/platform/db.js";
+import { preparedStatement } from "@waybill/platform/prepared.js";
 import type { HookStatus } from "@waybill/contracts/limits/hooks.js";
 
 export interface DeliveryKey {
@@ -32,6 +33,17 @@ interface StateRow {
   last_next_attempt_at: Date | null;
 }
 
+const LOAD_DELIVERY_STATES = preparedStatement(
+  "dispatcher_load_delivery_states",
+  `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
+            e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
+       FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
+       JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
+       LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
+                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
+        FOR KEY SHARE OF h`,
+);
+
 /**
  * Per key, in order: its state, or undefined when the hook is not (or no longer) there. The hook
  * rows are locked FOR KEY SHARE: run it in a transaction that lasts until the secrets read are
@@ -41,14 +53,7 @@ interface StateRow {
  */
 export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<StateRow>(
-    `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
-            e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
-       FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
-       JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
-       LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
-                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
-        FOR KEY SHARE OF h`,
-    [JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId })))],
+    LOAD_DELIVERY_STATES([JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId })))]),
   );
   const states: (DeliveryState | undefined)[] = new Array(keys.length).fill(undefined);
   for (const row of rows) {

@@ -43,6 +43,9 @@ export const DIRECT_WAITING_MAX = 512;
  */
 export const DIRECT_HELD_BUDGET = 2 * DIRECT_WAITING_MAX;
 
+/** How fast the deliveries-per-event estimate falls back when events have fewer deliveries. */
+const FAN_OUT_DECAY = 0.05;
+
 /** The event message the deliveries come from (a JsMsg, in production). */
 export interface EventMessage {
   working(): void;
@@ -60,7 +63,10 @@ export interface EventDeliveriesDeps {
 export interface EventDeliveries {
   /** Offers the deliveries to the scheduler; resolves once each is recorded or stored in DELIVERIES. */
   deliver(message: EventMessage, deliveries: DeliveryMessage[]): Promise<void>;
-  /** Resolves once another event may be taken (fewer than `waitingMax` deliveries wait to start). */
+  /**
+   * Resolves once another event may be taken: fewer than `waitingMax` deliveries wait to start, or,
+   * after the gate closed, half as many.
+   */
   admit(): Promise<void>;
   /** An admitted event's deliveries are known (or taking it failed): it no longer holds a place. */
   release(): void;
@@ -69,12 +75,22 @@ export interface EventDeliveries {
 export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DIRECT_WAITING_MAX): EventDeliveries {
   const { scheduler, store } = deps;
   // Deliveries waiting in lanes to start, and events admitted whose deliveries are not known yet.
+  // An event being taken counts as the deliveries an event has had lately: counted as one, the
+  // hundreds taken in one batch turned into four times as many deliveries as the gate allowed
+  // (with four hooks), more than the lanes' places, and the rest went to DELIVERIES.
   let waiting = 0;
   let taking = 0;
+  let perEvent = 1;
   let admissions: (() => void)[] = [];
-  const full = () => waiting + taking >= waitingMax;
+  // Once full, the gate opens again only when half its places are free: events then come in in
+  // groups, which the intake records with one statement each. Opened whenever one place freed,
+  // it let them in one at a time, a statement each, which cost the database more per delivery
+  // than storing the overflow in DELIVERIES had.
+  let closed = false;
+  const load = () => waiting + taking * perEvent;
   const wakeIfRoom = () => {
-    if (full()) return;
+    if (load() >= waitingMax || (closed && load() > waitingMax / 2)) return;
+    closed = false;
     const ready = admissions;
     admissions = [];
     for (const wake of ready) wake();
@@ -92,6 +108,8 @@ export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DI
   };
 
   async function deliver(message: EventMessage, all: DeliveryMessage[]): Promise<void> {
+    // Up at once, down slowly: a burst of events with many hooks must not find the gate wide open.
+    perEvent = all.length >= perEvent ? all.length : perEvent + FAN_OUT_DECAY * (all.length - perEvent);
     const deliveries = await dueNow(all);
     if (deliveries.length === 0) return;
     const transactionId = message.headers?.get(TRANSACTION_ID_NATS_HEADER) || "";
@@ -151,7 +169,10 @@ export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DI
   return {
     deliver,
     async admit() {
-      while (full()) await new Promise<void>((resolve) => admissions.push(resolve));
+      while (closed || load() >= waitingMax) {
+        closed = true;
+        await new Promise<void>((resolve) => admissions.push(resolve));
+      }
       taking += 1;
     },
     release() {

@@ -1,5 +1,6 @@
 // Execution records: one per delivery attempt, written together with the hook's counters
 // (successCount / errorCount count attempts, lastRunAt is the last attempt's time).
+import { preparedStatement } from "@waybill/platform/prepared.js";
 import type { Queryable } from "@waybill/platform/db.js";
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { NotFoundError } from "@waybill/platform/errors.js";
@@ -78,34 +79,10 @@ export interface NewExecution {
   nextAttemptAt: Date | null;
 }
 
-/**
- * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
- * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
- * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
- */
-export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
-  const input = attempts.map((e) => ({
-    id: newId("exe"),
-    tenant_id: e.tenantId,
-    hook_id: e.hookId,
-    delivery_id: e.deliveryId,
-    event_id: e.eventId,
-    event_kind: e.eventKind,
-    trigger: e.trigger,
-    attempt: e.attempt,
-    requested_at: e.result.requestedAt.toISOString(),
-    url: e.url,
-    duration_ms: e.result.durationMs,
-    ok: e.result.ok ? 1 : 0,
-    status_code: e.result.statusCode,
-    response_body: e.result.responseBody,
-    response_headers: e.result.responseHeaders,
-    error: e.result.error,
-    next_attempt_at: e.nextAttemptAt?.toISOString() ?? null,
-  }));
-  // Hook rows are locked in id order, so batches counting on the same hooks never deadlock.
-  const { rows } = await db.query<ExecutionRow>(
-    `WITH input AS (
+// Hook rows are locked in id order, so batches counting on the same hooks never deadlock.
+const RECORD_EXECUTIONS = preparedStatement(
+  "dispatcher_record_executions",
+  `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
          id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,
          requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
@@ -131,9 +108,36 @@ export async function recordExecutions(db: Queryable, attempts: NewExecution[]):
             i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
             COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
        FROM input i JOIN counted c ON c.id = i.hook_id
-     RETURNING *`,
-    [JSON.stringify(input)],
-  );
+     RETURNING id, hook_id, event_id, event_kind, trigger, attempt, url, requested_at, duration_ms, outcome, status_code,
+               response_body, response_headers, error, next_attempt_at`,
+);
+
+/**
+ * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
+ * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
+ * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
+ */
+export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
+  const input = attempts.map((e) => ({
+    id: newId("exe"),
+    tenant_id: e.tenantId,
+    hook_id: e.hookId,
+    delivery_id: e.deliveryId,
+    event_id: e.eventId,
+    event_kind: e.eventKind,
+    trigger: e.trigger,
+    attempt: e.attempt,
+    requested_at: e.result.requestedAt.toISOString(),
+    url: e.url,
+    duration_ms: e.result.durationMs,
+    ok: e.result.ok ? 1 : 0,
+    status_code: e.result.statusCode,
+    response_body: e.result.responseBody,
+    response_headers: e.result.responseHeaders,
+    error: e.result.error,
+    next_attempt_at: e.nextAttemptAt?.toISOString() ?? null,
+  }));
+  const { rows } = await db.query<ExecutionRow>(RECORD_EXECUTIONS([JSON.stringify(input)]));
   const byId = new Map(rows.map((row) => [row.id, executionFromRow(row)]));
   return input.map((row) => byId.get(row.id) ?? null);
 }

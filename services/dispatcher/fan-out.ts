@@ -6,6 +6,7 @@ import type { Queryable } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
+import { preparedStatement } from "@waybill/platform/prepared.js";
 import { entityOf } from "@waybill/contracts/events/entity.js";
 import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 
@@ -25,6 +26,25 @@ export interface RecordedEvent {
   deliveries: DeliveryMessage[];
 }
 
+const RECORD_EVENTS = preparedStatement(
+  "dispatcher_record_events",
+  `WITH input AS (
+       SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text)
+     ), logged AS (
+       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
+       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
+       ON CONFLICT (id) DO NOTHING RETURNING id
+     )
+     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered
+       FROM input i LEFT JOIN logged l ON l.id = i.id
+       LEFT JOIN LATERAL (
+         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered
+           FROM hooks h
+          WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
+       ) s ON true`,
+);
+
 /**
  * Records events in the event log and answers, per event in order, whether it was new there and
  * its deliveries: to every hook subscribed to its kind, whether it is new or comes again (what was
@@ -43,24 +63,7 @@ export async function recordEvents(db: Queryable, events: IncomingEvent[]): Prom
     transaction_id: event.transactionId,
     raw: eventJson,
   }));
-  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[]; ordered: boolean[] }>(
-    `WITH input AS (
-       SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text)
-     ), logged AS (
-       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
-       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
-       ON CONFLICT (id) DO NOTHING RETURNING id
-     )
-     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered
-       FROM input i LEFT JOIN logged l ON l.id = i.id
-       LEFT JOIN LATERAL (
-         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered
-           FROM hooks h
-          WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
-       ) s ON true`,
-    [JSON.stringify(input)],
-  );
+  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[]; ordered: boolean[] }>(RECORD_EVENTS([JSON.stringify(input)]));
   const byId = new Map(rows.map((row) => [row.id, row]));
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();

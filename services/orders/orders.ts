@@ -9,6 +9,7 @@ import { newId } from "@waybill/platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "@waybill/platform/money.js";
 import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
 import { outboxInsertSql } from "@waybill/platform/outbox.js";
+import { preparedStatement } from "@waybill/platform/prepared.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
@@ -78,6 +79,23 @@ export function orderSnapshot(order: Order) {
   };
 }
 
+// The order, its items and its event in one statement: one round trip and atomic without
+// BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
+const CREATE_ORDER = preparedStatement(
+  "orders_create_order",
+  `WITH customer AS (SELECT 1 FROM customers WHERE tenant_id = $2 AND id = $4),
+       new_order AS (
+         INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
+         SELECT $1, $2, $3, $4, $5, $6, 'pending', $7 FROM customer RETURNING created_at, updated_at),
+       new_items AS (
+         INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
+         SELECT $1, i.line_no, $2, i.product_id, i.quantity, i.price
+           FROM unnest($8::text[], $9::integer[], $10::numeric[]) WITH ORDINALITY AS i(product_id, quantity, price, line_no)
+          WHERE EXISTS (SELECT 1 FROM new_order)),
+       new_events AS (${outboxInsertSql("$11")} WHERE EXISTS (SELECT 1 FROM new_order))
+       SELECT created_at, updated_at FROM new_order`,
+);
+
 /** 422 unknown_product: one field error per line that names a product the tenant does not have. */
 export function unknownProducts(items: readonly { productId: string }[], missing: readonly string[]): ValidationError {
   const unknown = new Set(missing);
@@ -143,8 +161,6 @@ export async function createOrder(
     updatedAt: "",
   };
 
-  // The order, its items and its event in one statement: one round trip and atomic without
-  // BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
   const insert = async (db: Queryable): Promise<Order> => {
     // Inside insert, so a replay answers as the first request did even if a product went since.
     // An order for a product that does not exist could never reserve stock, so never become ready.
@@ -156,18 +172,7 @@ export async function createOrder(
     const { rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
     const { rows } = await db
       .query<{ created_at: Date; updated_at: Date }>(
-        `WITH customer AS (SELECT 1 FROM customers WHERE tenant_id = $2 AND id = $4),
-         new_order AS (
-           INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
-           SELECT $1, $2, $3, $4, $5, $6, 'pending', $7 FROM customer RETURNING created_at, updated_at),
-         new_items AS (
-           INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
-           SELECT $1, i.line_no, $2, i.product_id, i.quantity, i.price
-             FROM unnest($8::text[], $9::integer[], $10::numeric[]) WITH ORDINALITY AS i(product_id, quantity, price, line_no)
-            WHERE EXISTS (SELECT 1 FROM new_order)),
-         new_events AS (${outboxInsertSql("$11")} WHERE EXISTS (SELECT 1 FROM new_order))
-         SELECT created_at, updated_at FROM new_order`,
-        [
+        CREATE_ORDER([
           id,
           tenantId,
           input.shortId,
@@ -179,7 +184,7 @@ export async function createOrder(
           items.map((i) => i.quantity),
           items.map((i) => i.price),
           rowsJson,
-        ],
+        ]),
       )
       .catch((error: { code?: string }) => {
         if (error.code === UNIQUE_VIOLATION) {
