@@ -26,36 +26,40 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "waybill-nats-cluster-"));
+/** Starts three servers on fresh ports; throws (servers stopped) when they do not form a cluster. */
+async function startCluster(attempt: number): Promise<void> {
+  const output: string[] = [];
   const nodes = await Promise.all([0, 1, 2].map(async (i) => ({ i, client: await freePort(), cluster: await freePort(), monitor: await freePort() })));
   const routes = nodes.map((n) => `nats://127.0.0.1:${n.cluster}`).join(",");
   for (const n of nodes) {
-    servers.push(
-      spawn(
-        process.env.NATS_SERVER_BIN ?? "nats-server",
-        [
-          "-a",
-          "127.0.0.1",
-          "-p",
-          String(n.client),
-          "-m",
-          String(n.monitor),
-          "-n",
-          `n${n.i}`,
-          "-js",
-          "-sd",
-          path.join(dir, `n${n.i}`),
-          "--cluster_name",
-          "waybill-test",
-          "--cluster",
-          `nats://127.0.0.1:${n.cluster}`,
-          "--routes",
-          routes,
-        ],
-        { env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` }, stdio: "ignore" },
-      ),
+    const server = spawn(
+      process.env.NATS_SERVER_BIN ?? "nats-server",
+      [
+        "-a",
+        "127.0.0.1",
+        "-p",
+        String(n.client),
+        "-m",
+        String(n.monitor),
+        "-n",
+        `n${n.i}`,
+        "-js",
+        "-sd",
+        path.join(dir, `attempt-${attempt}`, `n${n.i}`),
+        "--cluster_name",
+        "waybill-test",
+        "--cluster",
+        `nats://127.0.0.1:${n.cluster}`,
+        "--routes",
+        routes,
+      ],
+      { env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` }, stdio: ["ignore", "ignore", "pipe"] },
     );
+    server.stderr?.on("data", (chunk: Buffer) => {
+      output.push(`n${n.i}: ${chunk.toString().trim()}`);
+      if (output.length > 40) output.shift();
+    });
+    servers.push(server);
   }
   // Healthy once every server has JetStream with a meta leader.
   const deadline = Date.now() + 30_000;
@@ -66,13 +70,39 @@ beforeAll(async () => {
         () => false,
       ))
     ) {
-      if (Date.now() > deadline) throw new Error("the private NATS cluster did not form");
+      const exited = servers.some((server) => server.exitCode !== null);
+      if (exited || Date.now() > deadline) {
+        await stopServers();
+        throw new Error(`the private NATS cluster did not form${exited ? " (a server exited)" : ""}:\n${output.slice(-20).join("\n")}`);
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
   }
   url = nodes.map((n) => `nats://127.0.0.1:${n.client}`).join(",");
+}
+
+async function stopServers(): Promise<void> {
+  for (const server of servers.splice(0)) {
+    if (server.exitCode !== null) continue;
+    server.kill("SIGKILL");
+    await new Promise((resolve) => server.once("exit", resolve));
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "waybill-nats-cluster-"));
+  // A port found free can be taken by another test's server before this one binds it: then the
+  // cluster starts again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await startCluster(attempt);
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
   bus = await connectBus({ url, name: "cluster-test", topology: createTopology("C_"), logger });
-}, 40_000);
+}, 120_000);
 
 afterAll(async () => {
   await bus?.close();

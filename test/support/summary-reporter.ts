@@ -15,7 +15,8 @@ export default class SummaryReporter implements Reporter {
     let failed = errors.length;
     let skipped = 0;
     for (const module of modules) {
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0) failed += 1;
+      // A file that failed outside its tests (an import, a beforeAll) counts once: its tests were skipped.
+      if (module.state() === "failed" && ![...module.children.allTests()].some((t) => t.result().state === "failed")) failed += 1;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") passed += 1;
