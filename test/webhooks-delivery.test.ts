@@ -13,6 +13,7 @@ import { startStack, type Stack } from "./support/stack.js";
 import { createPool } from "@waybill/platform/db.js";
 import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
 import { createSecretBox, generateHookSecret, parseSecretKey } from "../services/dispatcher/secrets.js";
+import { lockForRotation } from "../services/dispatcher/signing-lock.js";
 import { createGate, createHook, executionsOf, LOOPBACK_RECEIVERS, setHookStatus, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
 let stack: Stack;
@@ -255,13 +256,13 @@ describe("rotation racing an attempt", () => {
   it("signs with the new secret an attempt that reads the hook while a rotation is committing", async () => {
     const target = await receiver();
     const hook = await createHook(call, { url: target.url, on: "order.created" });
-    // A rotation half-way: its row lock taken and the new secret written, not yet committed.
+    // A rotation half-way: its signing lock taken and the new secret written, not yet committed.
     const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: DISPATCHER_SCHEMA, max: 1, applicationName: "waybill-test-rotation" });
     const rotation = await pool.connect();
     const newSecret = generateHookSecret();
     try {
       await rotation.query("BEGIN");
-      await rotation.query("SELECT id FROM hooks WHERE id = $1 FOR UPDATE", [hook.id]);
+      await lockForRotation(rotation, hook.id);
       const sealed = createSecretBox(parseSecretKey(stack.serviceEnv.WEBHOOK_SECRET_KEY)).seal(newSecret, hook.id);
       await rotation.query("UPDATE hooks SET secret_sealed = $2, secret_last_rotated_at = now() WHERE id = $1", [hook.id, sealed]);
       const order = await newOrder();

@@ -40,16 +40,13 @@ const LOAD_DELIVERY_STATES = preparedStatement(
        FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
        JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
        LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
-                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
-        FOR KEY SHARE OF h`,
+                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true`,
 );
 
 /**
- * Per key, in order: its state, or undefined when the hook is not (or no longer) there. The hook
- * rows are locked FOR KEY SHARE: run it in a transaction that lasts until the secrets read are
- * used to sign, and a rotation (which takes FOR UPDATE) cannot commit in between; one already
- * under way is waited for, and its new secret is what this answers (READ COMMITTED re-reads a
- * locked row that changed). Execution counters (FOR NO KEY UPDATE) are not held up by it.
+ * Per key, in order: its state, or undefined when the hook is not (or no longer) there. Read it
+ * while holding the hooks' signing locks (signing-lock.ts) until the secrets read are used to
+ * sign, so that no rotation commits in between.
  */
 export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<StateRow>(

@@ -3,12 +3,12 @@
 // record the attempt with its next due time. Used by the DELIVERIES consumer and by synchronous
 // test deliveries. The read (with the signing) and the record of concurrent attempts are batched;
 // the send is each attempt's own.
-import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool, Queryable } from "@waybill/platform/db.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { loadDeliveryStates, type DeliveryState } from "./delivery-state.js";
+import { withSigningLocks } from "./signing-lock.js";
 import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
 import { SecretUnavailableError, type SecretBox } from "./secrets.js";
@@ -45,13 +45,19 @@ export interface Deliverer {
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const now = deps.now ?? Date.now;
   // Concurrent attempts share their reads and writes: one statement for many (see batcher.ts).
-  const prepare = createBatcher((deliveries: Delivery[]) => withTransaction(deps.db, (client) => prepareAttempts(client, deliveries)));
+  const prepare = createBatcher((deliveries: Delivery[]) =>
+    withSigningLocks(
+      deps.db,
+      deliveries.map((d) => d.hookId),
+      (client) => prepareAttempts(client, deliveries),
+    ),
+  );
   const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
 
   /**
    * Reads the hooks and decides each delivery; those to send are signed before the transaction
-   * ends, while their hook rows are locked against a rotation (see delivery-state.ts), so nothing
-   * is signed with a secret whose rotation has committed.
+   * ends, while their hooks' signing locks are held against a rotation (signing-lock.ts), so
+   * nothing is signed with a secret whose rotation has committed.
    */
   async function prepareAttempts(db: Queryable, deliveries: Delivery[]): Promise<Prepared[]> {
     const states = await loadDeliveryStates(db, deliveries);

@@ -14,6 +14,7 @@ import { queueDeliveries } from "./fan-out.js";
 import { currentTransactionId } from "@waybill/platform/context.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { generateHookSecret, type SecretBox } from "./secrets.js";
+import { lockForRotation } from "./signing-lock.js";
 
 export interface HooksDeps {
   pool: Pool;
@@ -209,20 +210,23 @@ export async function deleteHook(db: Queryable, tenantId: string, id: string): P
 
 /**
  * Replaces the secret. Deliveries are signed with the secret read when they are sent, so from
- * this commit on, nothing (not even a delivery queued before) is signed with the old one. The row
- * is locked FOR UPDATE first: that waits for attempts that have read the old secret and are
- * signing with it (they hold FOR KEY SHARE until signed, see delivery-state.ts), and makes the
- * ones that read next wait for this commit and sign with the new secret.
+ * this commit on, nothing (not even a delivery queued before) is signed with the old one. The
+ * hook's signing lock is taken first (signing-lock.ts): that waits for attempts that have read
+ * the old secret and are signing with it, and makes the ones that read next wait for this commit
+ * and sign with the new secret.
  */
 export async function rotateHookSecret(deps: HooksDeps, tenantId: string, id: string): Promise<HookSecret> {
   if (!isHookId(id)) throw hookNotFound(id);
   const secret = generateHookSecret();
-  const { rows } = await deps.pool.query<{ secret_last_rotated_at: Date }>(
-    `WITH locked AS (SELECT id FROM hooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE)
-     UPDATE hooks h SET secret_sealed = $3, secret_last_rotated_at = now(), updated_at = now()
-       FROM locked WHERE h.id = locked.id RETURNING h.secret_last_rotated_at`,
-    [tenantId, id, deps.secrets.seal(secret, id)],
-  );
+  const sealed = deps.secrets.seal(secret, id);
+  const { rows } = await withTransaction(deps.pool, async (client) => {
+    await lockForRotation(client, id);
+    return client.query<{ secret_last_rotated_at: Date }>(
+      `UPDATE hooks SET secret_sealed = $3, secret_last_rotated_at = now(), updated_at = now()
+        WHERE tenant_id = $1 AND id = $2 RETURNING secret_last_rotated_at`,
+      [tenantId, id, sealed],
+    );
+  });
   if (rows.length === 0) throw hookNotFound(id);
   return { secret, secretLastRotatedAt: rows[0].secret_last_rotated_at.toISOString() };
 }

@@ -1,0 +1,41 @@
+// The lock behind the rotation's promise that the old secret signs nothing once the rotation has
+// committed. Attempts hold each of their hooks' locks shared from before they read the secrets
+// until they have signed; a rotation holds its hook's lock exclusively while it replaces the secret.
+// So a rotation waits for the attempts that read the old secret, and attempts that come during a
+// rotation wait for its commit and read the new one (their read is a later statement, with a later
+// snapshot, than the lock).
+//
+// Transaction-scoped advisory locks rather than FOR KEY SHARE on the hook rows: a row lock is
+// written into the row (a WAL record per hook per batch, and a commit to flush), which made every
+// batch of attempts a writing transaction; an advisory lock lives only in the lock table.
+import type { Pool, PoolClient, Queryable } from "@waybill/platform/db.js";
+
+/** First key of the dispatcher's signing locks (the second is the hook id's hash). */
+export const SIGNING_LOCK_SPACE = 0x5716;
+
+/**
+ * Runs `fn` in a transaction that holds the signing locks of `hookIds` shared. BEGIN and the locks
+ * go in one round trip: the simple protocol takes several statements but no parameters, so the
+ * ids are quoted by the driver.
+ */
+export async function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    // In id order, like every taker of several, so that waits cannot form a cycle.
+    const keys = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${client.escapeLiteral(id)}))`);
+    await client.query(`BEGIN; SELECT ${keys.length > 0 ? keys.join(", ") : "1"}`);
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Takes the signing lock of one hook exclusively, until the caller's transaction ends. */
+export async function lockForRotation(db: Queryable, hookId: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [SIGNING_LOCK_SPACE, hookId]);
+}
