@@ -3,7 +3,6 @@
 // and a stream an operator created with one copy is raised without losing the operator's limits.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { nanos } from "@nats-io/transport-node";
@@ -11,6 +10,7 @@ import { StorageType } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@waybill/platform/logger.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "@waybill/platform/nats.js";
+import { freePorts } from "../services/launcher/ports.js";
 
 const logger = createLogger("stream-replicas-cluster-test", "silent");
 let dir: string;
@@ -18,18 +18,11 @@ const servers: ChildProcess[] = [];
 let bus: Bus;
 let url: string;
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
-
 /** Starts three servers on fresh ports; throws (servers stopped) when they do not form a cluster. */
 async function startCluster(attempt: number): Promise<void> {
   const output: string[] = [];
-  const nodes = await Promise.all([0, 1, 2].map(async (i) => ({ i, client: await freePort(), cluster: await freePort(), monitor: await freePort() })));
+  const ports = await freePorts(9);
+  const nodes = [0, 1, 2].map((i) => ({ i, client: ports[3 * i], cluster: ports[3 * i + 1], monitor: ports[3 * i + 2] }));
   const routes = nodes.map((n) => `nats://127.0.0.1:${n.cluster}`).join(",");
   for (const n of nodes) {
     const server = spawn(

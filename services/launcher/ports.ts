@@ -15,20 +15,40 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
 }
 
 /**
- * `count` distinct free ports. All are held open at once while the OS picks them, so no two are
- * the same; asking one at a time can hand out a port twice. They are free when this returns, not
- * reserved: whoever binds one must still expect EADDRINUSE (see isAddressInUse).
+ * Where free ports are looked for: below Linux's ephemeral range (32768–60999), from which every
+ * outgoing connection takes its local port. A port the OS handed out with listen(0) comes from
+ * that range, and on a busy machine an outgoing connection (to PostgreSQL, NATS, a receiver) took
+ * it before the test or service that picked it could bind it.
+ */
+export const PORT_PICK_RANGE = { from: 20_000, to: 32_767 } as const;
+const PICK_ATTEMPTS = 50;
+
+/**
+ * `count` distinct free ports. All are held open at once while they are picked, so no two are
+ * the same. They are free when this returns, not reserved: whoever binds one must still expect
+ * EADDRINUSE (see isAddressInUse).
  */
 export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
   const servers: net.Server[] = [];
+  const listen = (server: net.Server, port: number) =>
+    new Promise<boolean>((resolve, reject) => {
+      server.once("error", (error) => (isAddressInUse(error) || (error as { code?: string }).code === "EACCES" ? resolve(false) : reject(error)));
+      server.listen(port, host, () => resolve(true));
+    });
   try {
     for (let i = 0; i < count; i++) {
-      const server = net.createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, host, () => resolve());
-      });
+      let held: net.Server | undefined;
+      for (let attempt = 0; attempt < PICK_ATTEMPTS && !held; attempt++) {
+        const port = PORT_PICK_RANGE.from + Math.floor(Math.random() * (PORT_PICK_RANGE.to - PORT_PICK_RANGE.from + 1));
+        const server = net.createServer();
+        if (await listen(server, port)) held = server;
+      }
+      // A crowded range: let the OS choose after all.
+      if (!held) {
+        held = net.createServer();
+        await listen(held, 0);
+      }
+      servers.push(held);
     }
     return servers.map((server) => (server.address() as net.AddressInfo).port);
   } finally {
