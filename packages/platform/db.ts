@@ -9,6 +9,9 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, "query">;
 
+/** A string as an SQL literal, for statements sent without parameters (the simple protocol). */
+export const escapeLiteral = (value: string): string => pg.escapeLiteral(value);
+
 /** SQLSTATE of a unique constraint violation (a duplicate key). */
 export const UNIQUE_VIOLATION = "23505";
 

@@ -2,10 +2,14 @@
 import type { Pool, PoolClient } from "./db.js";
 import { clearOutboxWritten, notifyOutboxCommitted, wroteOutboxRows } from "./outbox-signal.js";
 
-export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in a transaction. `begin` opens it: "BEGIN", or BEGIN followed by statements without
+ * parameters that belong at its start (taking locks), sent in the same round trip.
+ */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("BEGIN");
+    await client.query(begin);
     const result = await fn(client);
     await client.query("COMMIT");
     if (wroteOutboxRows(client)) notifyOutboxCommitted(pool);

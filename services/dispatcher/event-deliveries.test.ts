@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DeliveryMessage } from "./delivery-message.js";
 import type { DeliveryScheduler, HeldDelivery } from "./delivery-scheduler.js";
-import { createEventDeliveries } from "./event-deliveries.js";
+import { createEventDeliveries, type EventDeliveries } from "./event-deliveries.js";
 
 /** A scheduler that keeps every delivery queued until the test starts it. */
 function queueingScheduler() {
@@ -22,52 +22,50 @@ const deliveriesOf = (eventId: string, hooks: number): DeliveryMessage[] =>
     eventJson: "{}",
   }));
 
-/** Whether `admit()` resolves before the microtasks and timers queued now have run. */
-async function admitsNow(admit: () => Promise<void>): Promise<boolean> {
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Asks the gate for admission; `admitted()` tells whether it has been granted yet. */
+function askAdmission(gate: EventDeliveries): { admitted(): boolean } {
   let admitted = false;
-  void admit().then(() => {
+  void gate.admit().then(() => {
     admitted = true;
   });
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  return admitted;
+  return { admitted: () => admitted };
+}
+
+/** A gate of `places` that has seen one event with `hooks` deliveries, all still waiting to start. */
+async function gateAfterOneEvent(places: number, hooks: number) {
+  const { scheduler, queued } = queueingScheduler();
+  const gate = createEventDeliveries({ scheduler, store: async () => {}, enqueueOrdered: async () => true }, places);
+  await gate.admit();
+  gate.release();
+  void gate.deliver(message, deliveriesOf("evt_0", hooks));
+  await Promise.resolve();
+  expect(queued).toHaveLength(hooks);
+  return { gate, queued };
 }
 
 describe("event deliveries' gate", () => {
   it("counts an event being taken as the deliveries events have had, so a batch cannot overrun the lanes", async () => {
-    const { scheduler, queued } = queueingScheduler();
-    const gate = createEventDeliveries({ scheduler, store: async () => {}, enqueueOrdered: async () => true }, 16);
     // One event of four hooks teaches the gate that events have four deliveries.
-    await gate.admit();
-    gate.release();
-    void gate.deliver(message, deliveriesOf("evt_0", 4));
-    await Promise.resolve();
-    expect(queued).toHaveLength(4);
+    const { gate } = await gateAfterOneEvent(16, 4);
     // 4 waiting; each event taken counts 4 more: two more fit (4 + 2 × 4 = 12), a third too
     // (16 would be reached only with it), a fourth waits.
-    expect(await admitsNow(gate.admit)).toBe(true);
-    expect(await admitsNow(gate.admit)).toBe(true);
-    expect(await admitsNow(gate.admit)).toBe(true);
-    expect(await admitsNow(gate.admit)).toBe(false);
+    const asked = [askAdmission(gate), askAdmission(gate), askAdmission(gate), askAdmission(gate)];
+    await settle();
+    expect(asked.map((a) => a.admitted())).toEqual([true, true, true, false]);
   });
 
   it("once full, lets events in again when half its places are free, so that they come in groups", async () => {
-    const { scheduler, queued } = queueingScheduler();
-    const gate = createEventDeliveries({ scheduler, store: async () => {}, enqueueOrdered: async () => true }, 8);
-    await gate.admit();
-    gate.release();
-    void gate.deliver(message, deliveriesOf("evt_0", 8));
-    await Promise.resolve();
-    let admitted = false;
-    void gate.admit().then(() => {
-      admitted = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(admitted).toBe(false);
+    const { gate, queued } = await gateAfterOneEvent(8, 8);
+    const next = askAdmission(gate);
+    await settle();
+    expect(next.admitted()).toBe(false);
     for (const held of queued.slice(0, 3)) held.settle.started?.();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(admitted).toBe(false); // 5 of 8 still wait
+    await settle();
+    expect(next.admitted()).toBe(false); // 5 of 8 still wait
     queued[3].settle.started?.();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(admitted).toBe(true);
+    await settle();
+    expect(next.admitted()).toBe(true);
   });
 });

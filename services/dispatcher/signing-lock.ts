@@ -8,7 +8,8 @@
 // Transaction-scoped advisory locks rather than FOR KEY SHARE on the hook rows: a row lock is
 // written into the row (a WAL record per hook per batch, and a commit to flush), which made every
 // batch of attempts a writing transaction; an advisory lock lives only in the lock table.
-import type { Pool, PoolClient, Queryable } from "@waybill/platform/db.js";
+import { escapeLiteral, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
 
 /** First key of the dispatcher's signing locks (the second is the hook id's hash). */
 export const SIGNING_LOCK_SPACE = 0x5716;
@@ -18,21 +19,10 @@ export const SIGNING_LOCK_SPACE = 0x5716;
  * go in one round trip: the simple protocol takes several statements but no parameters, so the
  * ids are quoted by the driver.
  */
-export async function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    // In id order, like every taker of several, so that waits cannot form a cycle.
-    const keys = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${client.escapeLiteral(id)}))`);
-    await client.query(`BEGIN; SELECT ${keys.length > 0 ? keys.join(", ") : "1"}`);
-    const result = await fn(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+export function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  // In id order, like every taker of several, so that waits cannot form a cycle.
+  const locks = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${escapeLiteral(id)}))`);
+  return withTransaction(pool, fn, `BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}`);
 }
 
 /** Takes the signing lock of one hook exclusively, until the caller's transaction ends. */
