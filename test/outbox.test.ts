@@ -9,6 +9,7 @@ import { createLogger } from "@waybill/platform/logger.js";
 import { connectBus } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -147,6 +148,71 @@ describe("outbox relay", () => {
         return ids.includes(first) && ids.includes(second) ? ids : undefined;
       }, 5_000);
       expect(seen.filter((id) => id === first || id === second)).toEqual([first, second]);
+    } finally {
+      await relay.stop();
+      await bus.close();
+      await pool.end();
+    }
+  });
+
+  it("publishes rows committed in this process at once, each once and in commit order, and deletes them", async () => {
+    const logger = createLogger("test-relay", "silent");
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
+    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
+    const relay = createOutboxRelay({ pool, bus, schema: "orders", logger, pollIntervalMs: 60_000 });
+    const hookIds = [newId("hook"), newId("hook"), newId("hook")];
+    try {
+      await relay.start();
+      // Let the start's read of the table pass, so that only the commits' hand-over can publish.
+      await new Promise((r) => setTimeout(r, 200));
+      for (const hookId of hookIds) {
+        await withTransaction(pool, (client) => appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]));
+      }
+      const seen = await eventually(async () => {
+        const ids = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
+        return hookIds.every((id) => ids.includes(id)) ? ids : undefined;
+      }, 5_000);
+      // Each once, in commit order.
+      expect(seen.filter((id) => hookIds.includes(id))).toEqual(hookIds);
+      await eventually(async () => {
+        const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = ANY($1)", [hookIds]);
+        return rows[0].n === 0 ? true : undefined;
+      }, 5_000);
+    } finally {
+      await relay.stop();
+      await bus.close();
+      await pool.end();
+    }
+  });
+
+  it("leaves a row whose publish from memory failed in the table, and publishes it from there once", async () => {
+    const logger = createLogger("test-relay", "silent");
+    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
+    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
+    const hookId = newId("hook");
+    let failures = 0;
+    const relay = createOutboxRelay({
+      pool,
+      bus,
+      schema: "orders",
+      logger,
+      pollIntervalMs: 60_000,
+      // The first batch "crashes" after its publish: its row must stay for the table read.
+      afterPublish: async () => {
+        if (failures++ === 0) throw new Error("simulated failure after publish");
+      },
+    });
+    try {
+      await relay.start();
+      await new Promise((r) => setTimeout(r, 200));
+      await withTransaction(pool, (client) => appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]));
+      // The failure makes the relay read the table (not wait for its minute-long poll).
+      await eventually(async () => {
+        const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = $1", [hookId]);
+        return rows[0].n === 0 && failures >= 2 ? true : undefined;
+      }, 5_000);
+      const published = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.hookId === hookId);
+      expect(published).toHaveLength(1);
     } finally {
       await relay.stop();
       await bus.close();

@@ -3,12 +3,16 @@
 // (JetStream and the dispatcher's event log keep the history; a kept row would only grow the
 // table and cost an index update per event). A crash between publish and delete re-publishes
 // the same id, which JetStream deduplicates.
-// The relay wakes on commits of its own process (no NOTIFY: a notifying transaction holds a
-// global lock through its commit flush, which serialises every writer) and polls for the rest.
+// Rows committed by this process are handed to the relay in memory (outbox-signal.ts) and
+// published at once, then deleted in batches: no read of the table, and an event is on NATS a
+// round trip after its commit. The table is read only for what memory does not hold: rows of
+// another process, of a publish that failed, of a crash. Nothing else wakes the relay but its
+// poll (no NOTIFY: a notifying transaction holds a global lock through its commit flush).
 import { currentContext, TRACEPARENT_HEADER } from "./context.js";
 import type { Logger } from "./logger.js";
-import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
-import { markOutboxWritten, onOutboxCommitted } from "./outbox-signal.js";
+import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
+import { createCommittedPublisher, publishRows } from "./outbox-publisher.js";
+import { markOutboxWritten, onOutboxCommitted, type OutboxRow } from "./outbox-signal.js";
 import type { Pool, PoolClient, Queryable } from "./db.js";
 
 export const OUTBOX_BATCH_SIZE = 200;
@@ -65,37 +69,44 @@ export interface OutboxMessage {
   transactionId: string;
 }
 
+/** An outbox row to write: what the relay publishes, and what operators read in the table. */
+export interface OutboxRecord extends OutboxRow {
+  tenantId: string;
+  /** A catalog kind, or what a message carries (not a catalog kind). */
+  kind: string;
+}
+
 /**
  * Writes messages to the outbox inside the caller's transaction. A message whose id is already
  * there is left as it is, so queueing the same message twice is harmless.
  */
 export async function appendMessages(db: Queryable, messages: OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  const rows = messages.map((m) => ({
+  const records = messages.map((m) => ({
     id: m.id,
-    tenant_id: m.tenantId,
+    tenantId: m.tenantId,
     kind: m.kind,
     subject: m.subject,
     event: m.body,
     headers: outboxHeaders(m.tenantId, m.transactionId),
   }));
-  await insertOutboxRows(db, JSON.stringify(rows), { ignoreDuplicates: true });
+  await insertOutboxRows(db, records, { ignoreDuplicates: true });
+}
+
+/** The parameter of outboxInsertSql for these records. */
+export function outboxRecordsJson(records: readonly OutboxRecord[]): string {
+  return JSON.stringify(
+    records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers })),
+  );
 }
 
 /**
- * Inserts outbox rows given as the JSON of an array of { id, tenant_id, kind, subject, event,
- * headers } in the caller's transaction, and wakes this process's relay after its commit.
+ * Inserts outbox rows in the caller's transaction and hands them to this process's relay after
+ * its commit.
  */
-export async function insertOutboxRows(db: Queryable, rowsJson: string, options: { ignoreDuplicates?: boolean } = {}): Promise<void> {
-  await db.query(`${outboxInsertSql("$1")}${options.ignoreDuplicates ? " ON CONFLICT (id) DO NOTHING" : ""}`, [rowsJson]);
-  markOutboxWritten(db);
-}
-
-interface OutboxRow {
-  id: string;
-  subject: string;
-  event: unknown;
-  headers: Record<string, string>;
+export async function insertOutboxRows(db: Queryable, records: readonly OutboxRecord[], options: { ignoreDuplicates?: boolean } = {}): Promise<void> {
+  await db.query(`${outboxInsertSql("$1")}${options.ignoreDuplicates ? " ON CONFLICT (id) DO NOTHING" : ""}`, [outboxRecordsJson(records)]);
+  markOutboxWritten(db, records);
 }
 
 export interface OutboxRelay {
@@ -125,7 +136,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let wake: (() => void) | undefined;
   let dirty = true;
 
-  const signal = () => {
+  const readTableSoon = () => {
     dirty = true;
     wake?.();
   };
@@ -145,25 +156,36 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       .finally(() => (vacuuming = undefined));
   }
 
+  function countDeleted(count: number): void {
+    deletedSinceVacuum += count;
+    if (deletedSinceVacuum >= OUTBOX_VACUUM_AFTER_ROWS && Date.now() - lastVacuumAt >= OUTBOX_VACUUM_INTERVAL_MS) vacuumSoon();
+  }
+
+  const committed = createCommittedPublisher({
+    pool,
+    bus,
+    logger,
+    schema,
+    batchSize: OUTBOX_BATCH_SIZE,
+    lingerMs: OUTBOX_LINGER_MS,
+    afterPublish: options.afterPublish,
+    onPublished: options.onPublished,
+    onDeleted: countDeleted,
+    onLeftInTable: readTableSoon,
+  });
+  /** Rows committed here come with the signal; a commit without them means: read the table. */
+  const onCommitted = (rows: readonly OutboxRow[] | undefined) => (rows ? committed.take(rows) : readTableSoon());
+
   async function drainOnce(): Promise<number> {
     let total = 0;
     for (;;) {
       const published = await withBatch(async (client, rows) => {
-        // Sent back to back on one connection, so the stream stores them in this order; the
-        // acknowledgements are awaited together.
-        await Promise.all(
-          rows.map((row) => {
-            const h = headers();
-            for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
-            return publishDurable(bus, row.subject, JSON.stringify(row.event), { msgId: row.id, headers: h });
-          }),
-        );
+        await publishRows(bus, rows);
         if (options.afterPublish) await options.afterPublish(rows.map((r) => r.id));
         await client.query("DELETE FROM outbox WHERE id = ANY($1)", [rows.map((r) => r.id)]);
       });
       total += published;
-      deletedSinceVacuum += published;
-      if (deletedSinceVacuum >= OUTBOX_VACUUM_AFTER_ROWS && Date.now() - lastVacuumAt >= OUTBOX_VACUUM_INTERVAL_MS) vacuumSoon();
+      countDeleted(published);
       if (published < OUTBOX_BATCH_SIZE) return total;
     }
   }
@@ -172,10 +194,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      // SKIP LOCKED lets several replicas relay side by side without publishing a row twice.
-      const { rows } = await client.query<OutboxRow>(`SELECT id, subject, event, headers FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, [
-        OUTBOX_BATCH_SIZE,
-      ]);
+      // SKIP LOCKED lets several replicas relay side by side without publishing a row twice;
+      // rows this process is publishing from memory are left to it.
+      const { rows } = await client.query<OutboxRow>(
+        "SELECT id, subject, event, headers FROM outbox WHERE NOT (id = ANY($2::text[])) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+        [OUTBOX_BATCH_SIZE, committed.inHand()],
+      );
       if (rows.length > 0) await fn(client, rows);
       await client.query("COMMIT");
       if (rows.length > 0) options.onPublished?.(rows.length);
@@ -216,7 +240,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     async start() {
       if (running) return;
       running = true;
-      unsubscribe = onOutboxCommitted(pool, signal);
+      unsubscribe = onOutboxCommitted(pool, onCommitted);
       loop = run();
     },
     async stop() {
@@ -225,6 +249,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       unsubscribe?.();
       wake?.();
       await loop;
+      await committed.settled();
       // Publish what committed while stopping, so a clean shutdown leaves nothing behind.
       await drainOnce().catch((error) => logger.warn({ err: (error as Error).message, schema }, "outbox left pending at stop"));
       await vacuuming;

@@ -1,6 +1,6 @@
 // One SQL transaction on a connection of the pool; a commit that wrote outbox rows wakes the relay.
 import type { Pool, PoolClient } from "./db.js";
-import { clearOutboxWritten, notifyOutboxCommitted, wroteOutboxRows } from "./outbox-signal.js";
+import { clearOutboxWritten, notifyOutboxCommitted, outboxWritten } from "./outbox-signal.js";
 
 /**
  * Runs `fn` in a transaction. `begin` opens it: "BEGIN", or BEGIN followed by statements without
@@ -12,7 +12,8 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     await client.query(begin);
     const result = await fn(client);
     await client.query("COMMIT");
-    if (wroteOutboxRows(client)) notifyOutboxCommitted(pool);
+    const written = outboxWritten(client);
+    if (written) notifyOutboxCommitted(pool, written === "in-table" ? undefined : written);
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});

@@ -8,7 +8,7 @@ import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@way
 import { newId } from "@waybill/platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "@waybill/platform/money.js";
 import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
-import { outboxInsertSql } from "@waybill/platform/outbox.js";
+import { outboxInsertSql, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { fitsAmountColumn, maxAmountText } from "./amounts.js";
@@ -161,6 +161,7 @@ export async function createOrder(
     updatedAt: "",
   };
 
+  let committedEvents: OutboxRecord[] = [];
   const insert = async (db: Queryable): Promise<Order> => {
     // Inside insert, so a replay answers as the first request did even if a product went since.
     // An order for a product that does not exist could never reserve stock, so never become ready.
@@ -169,7 +170,7 @@ export async function createOrder(
       items.map((item) => item.productId),
     );
     if (missing.length > 0) throw unknownProducts(items, missing);
-    const { rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
+    const { records, rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
     const { rows } = await db
       .query<{ created_at: Date; updated_at: Date }>(
         CREATE_ORDER([
@@ -193,13 +194,15 @@ export async function createOrder(
         throw error;
       });
     if (rows.length === 0) throw customerNotFound(input.customerId);
-    markOutboxWritten(db);
+    markOutboxWritten(db, records);
+    committedEvents = records;
     return { ...order, createdAt: rows[0].created_at.toISOString(), updatedAt: rows[0].updated_at.toISOString() };
   };
 
   if (!idempotency) {
+    // One statement on the pool: committed when it returns.
     const created = await insert(deps.pool);
-    notifyOutboxCommitted(deps.pool);
+    notifyOutboxCommitted(deps.pool, committedEvents);
     return { value: created, replayed: false };
   }
   return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, () => insert(client)));

@@ -4,7 +4,7 @@ import { currentTransactionId } from "@waybill/platform/context.js";
 import type { Queryable } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import type { Topology } from "@waybill/platform/nats.js";
-import { insertOutboxRows, outboxHeaders } from "@waybill/platform/outbox.js";
+import { insertOutboxRows, outboxHeaders, outboxRecordsJson, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./catalog.js";
 
 export interface NewEvent<K extends EventKind = EventKind> {
@@ -18,8 +18,8 @@ export interface NewEvent<K extends EventKind = EventKind> {
 /** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
 export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
-  const { envelopes, rowsJson } = outboxRecords(topology, events);
-  await insertOutboxRows(client, rowsJson);
+  const { envelopes, records } = outboxRecords(topology, events);
+  await insertOutboxRows(client, records);
   return envelopes;
 }
 
@@ -29,23 +29,26 @@ export function eventEnvelope(event: NewEvent, transactionId: string, given: { i
   return { id: given.id ?? newId("evt"), kind: event.kind, time: given.time ?? new Date().toISOString(), transactionId, ...payload };
 }
 
-/** Validates events against the catalog and builds their envelopes and outbox rows. */
-export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; rowsJson: string } {
+/**
+ * Validates events against the catalog and builds their envelopes and outbox records, with the
+ * records' JSON for a statement that writes them itself (outboxInsertSql).
+ */
+export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; records: OutboxRecord[]; rowsJson: string } {
   const current = currentTransactionId();
   const envelopes: EventEnvelope[] = [];
-  const rows: unknown[] = [];
+  const records: OutboxRecord[] = [];
   for (const event of events) {
     const transactionId = event.transactionId ?? current;
     const envelope = eventEnvelope(event, transactionId);
     envelopes.push(envelope);
-    rows.push({
+    records.push({
       id: envelope.id,
-      tenant_id: event.tenantId,
+      tenantId: event.tenantId,
       kind: event.kind,
       subject: topology.eventSubject(event.tenantId, event.kind),
       event: envelope,
       headers: outboxHeaders(event.tenantId, transactionId),
     });
   }
-  return { envelopes, rowsJson: JSON.stringify(rows) };
+  return { envelopes, records, rowsJson: outboxRecordsJson(records) };
 }
