@@ -166,7 +166,9 @@ describe("outbox relay", () => {
       // Let the start's read of the table pass, so that only the commits' hand-over can publish.
       await new Promise((r) => setTimeout(r, 200));
       for (const hookId of hookIds) {
-        await withTransaction(pool, (client) => appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]));
+        await withTransaction(pool, (client) =>
+          appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]),
+        );
       }
       const seen = await eventually(async () => {
         const ids = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
@@ -205,7 +207,9 @@ describe("outbox relay", () => {
     try {
       await relay.start();
       await new Promise((r) => setTimeout(r, 200));
-      await withTransaction(pool, (client) => appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]));
+      await withTransaction(pool, (client) =>
+        appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]),
+      );
       // The failure makes the relay read the table (not wait for its minute-long poll).
       await eventually(async () => {
         const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = $1", [hookId]);

@@ -95,9 +95,7 @@ export async function appendMessages(db: Queryable, messages: OutboxMessage[]): 
 
 /** The parameter of outboxInsertSql for these records. */
 export function outboxRecordsJson(records: readonly OutboxRecord[]): string {
-  return JSON.stringify(
-    records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers })),
-  );
+  return JSON.stringify(records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers })));
 }
 
 /**
