@@ -33,6 +33,11 @@ const rate = Number(process.env.BENCH_RATE ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const concurrency = hookCount * DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK;
+/**
+ * prom-client samples the event loop with a timer of this interval and its histogram holds the
+ * whole time between two samples, so an idle loop reads 10 ms: the delay is what exceeds it.
+ */
+const LAG_SAMPLING_INTERVAL_MS = 10;
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 
@@ -428,12 +433,6 @@ function describeMs(values: number[]): string {
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
   return `${q(0.5)} / ${q(0.99)} / ${sorted.at(-1)}`;
 }
-
-/**
- * prom-client samples the event loop with a timer of this interval and its histogram holds the
- * whole time between two samples, so an idle loop reads 10 ms: the delay is what exceeds it.
- */
-const LAG_SAMPLING_INTERVAL_MS = 10;
 
 /**
  * Each service's event-loop delay p99 and max since the last call (prom-client's histogram starts

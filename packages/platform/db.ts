@@ -13,6 +13,15 @@ export type Queryable = Pick<pg.Pool, "query">;
 export const escapeLiteral = (value: string): string => pg.escapeLiteral(value);
 
 /** SQLSTATE of a unique constraint violation (a duplicate key). */
+/**
+ * SQL that reads a timestamptz as the text JavaScript's toISOString gives (UTC, milliseconds,
+ * "Z"; NULL stays NULL), for reads that answer it as it is instead of parsing and formatting a Date
+ * per row.
+ */
+export function isoTimestampSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 export const UNIQUE_VIOLATION = "23505";
 
 // numeric and int8 stay strings (exact); timestamps become Date.
