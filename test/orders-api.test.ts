@@ -40,6 +40,27 @@ describe("GET /v1/orders", () => {
     expect((await call("/orders?limit=1")).body.data).toHaveLength(1);
   });
 
+  it("shows each order in a page exactly as GET /v1/orders/{id} does: amounts at each currency's scale, due dates, every line", async () => {
+    const buyer = await createCustomer(call);
+    const bodies = [
+      { currency: "JPY", orderItems: [{ ...item, price: "500" }] },
+      { currency: "BHD", dueDate: "2031-02-03", orderItems: [{ ...item, quantity: 3, price: "1.5" }, { ...item, price: "0.125" }] },
+      { currency: "EUR", dueDate: "2030-12-24T18:30:00.123Z", orderItems: [{ ...item, price: "19.9" }, { ...item, quantity: 2, price: "0" }] },
+    ];
+    const created = [];
+    for (const body of bodies) {
+      const answer = await call("/orders", { json: { shortId: `LIST-${Math.random().toString(36).slice(2, 10)}`, customerId: buyer, ...body } });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      created.push(answer.body);
+    }
+    const page = await call(`/orders?customerId=${buyer}`);
+    expect(page.headers.get("content-type")).toContain("application/json");
+    expect(page.body).toEqual({ data: [...created].reverse(), nextCursor: null });
+    for (const order of page.body.data) expect((await call(`/orders/${order.id}`)).body).toEqual(order);
+    expect(page.body.data.map((o: { total: string }) => o.total)).toEqual(["19.90", "4.625", "500"]);
+    expect(page.body.data.map((o: { dueDate: string | null }) => o.dueDate)).toEqual(["2030-12-24T18:30:00.123Z", "2031-02-03T00:00:00.000Z", null]);
+  });
+
   it.each(["status=shipped", "limit=0", "limit=101", "limit=abc", "cursor=%%%"])("answers 400 to ?%s", async (query) => {
     const answer = await call(`/orders?${query}`);
     expect(answer.status).toBe(400);

@@ -75,3 +75,28 @@ export function formatStoredAmount(stored: string, currency: string | null): str
   const significant = fraction.replace(/0+$/, "").padEnd(scale, "0");
   return significant ? `${whole}.${significant}` : whole;
 }
+
+let nonDecimalScales: string | undefined;
+
+/**
+ * The scale of every currency whose scale is not 2, as the JSON object { code: scale }: the
+ * parameter that storedAmountSql reads (computed once: a NumberFormat per currency).
+ */
+export function currencyScalesJson(): string {
+  nonDecimalScales ??= JSON.stringify(Object.fromEntries([...CURRENCIES].map((code) => [code, currencyScale(code)]).filter(([, scale]) => scale !== 2)));
+  return nonDecimalScales;
+}
+
+/** SQL for the scale of the currency in `currencyColumn`, given currencyScalesJson() as the jsonb `scales`. */
+export function currencyScaleSql(scales: string, currencyColumn: string): string {
+  return `COALESCE((${scales} ->> ${currencyColumn})::int, 2)`;
+}
+
+/**
+ * SQL that formats a numeric column exactly as formatStoredAmount does at the scale `scale` (an
+ * SQL expression, see currencyScaleSql): at least that many digits, more kept when stored. For
+ * reads whose JSON PostgreSQL writes itself.
+ */
+export function storedAmountSql(column: string, scale: string): string {
+  return `round(${column}, greatest(${scale}, scale(trim_scale(${column}))))::text`;
+}

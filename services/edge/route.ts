@@ -54,6 +54,8 @@ export interface RouteInput<B, Q> {
 
 export interface Reply {
   body?: unknown;
+  /** The body already serialised as JSON (a page a service wrote as JSON), sent as it is. */
+  json?: string;
   /** Overrides the spec's status. */
   status?: number;
   headers?: Record<string, string>;
@@ -88,7 +90,10 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
     ctx.status = reply.status ?? spec.status ?? 200;
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
     if (reply.replayed) ctx.set("Idempotent-Replayed", "true");
-    if (reply.body !== undefined) ctx.body = reply.body;
+    if (reply.json !== undefined) {
+      ctx.type = "application/json";
+      ctx.body = reply.json;
+    } else if (reply.body !== undefined) ctx.body = reply.body;
   });
 }
 

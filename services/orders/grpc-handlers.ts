@@ -14,7 +14,7 @@ import { pageLimit } from "@waybill/platform/pagination.js";
 import { createCustomer, getCustomer, listCustomers, updateCustomer, type Address, type AddressInput, type Customer, type CustomerPatch } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";
 import { changeOrderStatus } from "./order-transitions.js";
-import { createOrder, getOrder, listOrders, updateOrder, type Order, type OrderPatch } from "./orders.js";
+import { createOrder, getOrder, listOrdersJson, updateOrder, type Order, type OrderPatch } from "./orders.js";
 import { applyShipmentStatus, createShipment, getShipment, listShipments, recordDelivery, type Shipment } from "./shipments.js";
 
 export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServiceServer {
@@ -37,13 +37,13 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
     }),
     getOrder: unary(logger, async (request) => ({ order: orderMessage(await getOrder(pool, request.tenantId, request.id)) })),
     listOrders: unary(logger, async (request) => {
-      const page = await listOrders(pool, request.tenantId, {
+      const page = await listOrdersJson(pool, request.tenantId, {
         status: request.status,
         customerId: request.customerId,
         limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
-      return { data: page.data.map(orderMessage), nextCursor: page.nextCursor ?? undefined };
+      return { dataJson: page.dataJson, nextCursor: page.nextCursor ?? undefined };
     }),
     updateOrder: unary(logger, async (request) => {
       const cleared = clearedSet(request.clearedFields, ["dueDate"]);
