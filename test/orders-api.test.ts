@@ -44,8 +44,22 @@ describe("GET /v1/orders", () => {
     const buyer = await createCustomer(call);
     const bodies = [
       { currency: "JPY", orderItems: [{ ...item, price: "500" }] },
-      { currency: "BHD", dueDate: "2031-02-03", orderItems: [{ ...item, quantity: 3, price: "1.5" }, { ...item, price: "0.125" }] },
-      { currency: "EUR", dueDate: "2030-12-24T18:30:00.123Z", orderItems: [{ ...item, price: "19.9" }, { ...item, quantity: 2, price: "0" }] },
+      {
+        currency: "BHD",
+        dueDate: "2031-02-03",
+        orderItems: [
+          { ...item, quantity: 3, price: "1.5" },
+          { ...item, price: "0.125" },
+        ],
+      },
+      {
+        currency: "EUR",
+        dueDate: "2030-12-24T18:30:00.123Z",
+        orderItems: [
+          { ...item, price: "19.9" },
+          { ...item, quantity: 2, price: "0" },
+        ],
+      },
     ];
     const created = [];
     for (const body of bodies) {

@@ -131,6 +131,16 @@ describe("GET, PUT, DELETE /v1/hooks/{id}", () => {
 });
 
 describe("POST /v1/hooks/{id}/test and executions", () => {
+  it("lists no executions of a hook never attempted as an empty page, and none of a hook that does not exist", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.created" });
+    const empty = await call(`/hooks/${hook.id}/executions`);
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ data: [], nextCursor: null });
+    const missing = await call("/hooks/hook_01jc0000000000000000000000/executions");
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe("hook_not_found");
+  });
+
   it("delivers a signed webhook.test event synchronously and answers its execution record", async () => {
     const hook = await createHook(call, { url: receiver.url, on: "order.created" });
     const before = receiver.received.length;

@@ -1,7 +1,7 @@
 // Execution records: one per delivery attempt, written together with the hook's counters
 // (successCount / errorCount count attempts, lastRunAt is the last attempt's time).
 import { preparedStatement } from "@waybill/platform/prepared.js";
-import type { Queryable } from "@waybill/platform/db.js";
+import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { NotFoundError } from "@waybill/platform/errors.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -36,15 +36,20 @@ interface ExecutionRow {
   trigger: Trigger;
   attempt: number;
   url: string;
-  requested_at: Date;
+  /** ISO 8601 UTC text (isoTimestampSql), as the API shows it. */
+  requested_at: string;
   duration_ms: number;
   outcome: "succeeded" | "failed";
   status_code: number | null;
   response_body: string | null;
   response_headers: Record<string, string>;
   error: string | null;
-  next_attempt_at: Date | null;
+  next_attempt_at: string | null;
 }
+
+/** The columns of an ExecutionRow, timestamps read as the API shows them. */
+const EXECUTION_COLUMNS = `id, hook_id, event_id, event_kind, trigger, attempt, url, ${isoTimestampSql("requested_at")} AS requested_at, duration_ms,
+  outcome, status_code, response_body, response_headers, error, ${isoTimestampSql("next_attempt_at")} AS next_attempt_at`;
 
 function executionFromRow(row: ExecutionRow): Execution {
   return {
@@ -55,14 +60,14 @@ function executionFromRow(row: ExecutionRow): Execution {
     trigger: row.trigger,
     attempt: row.attempt,
     url: row.url,
-    requestedAt: row.requested_at.toISOString(),
+    requestedAt: row.requested_at,
     durationMs: row.duration_ms,
     outcome: row.outcome,
     statusCode: row.status_code,
     responseBody: row.response_body,
     responseHeaders: row.response_headers,
     error: row.error,
-    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+    nextAttemptAt: row.next_attempt_at,
   };
 }
 
@@ -108,8 +113,7 @@ const RECORD_EXECUTIONS = preparedStatement(
             i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
             COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
        FROM input i JOIN counted c ON c.id = i.hook_id
-     RETURNING id, hook_id, event_id, event_kind, trigger, attempt, url, requested_at, duration_ms, outcome, status_code,
-               response_body, response_headers, error, next_attempt_at`,
+     RETURNING ${EXECUTION_COLUMNS}`,
 );
 
 /**
@@ -150,24 +154,37 @@ export function executionNotFound(id: string): NotFoundError {
   return new NotFoundError("execution_not_found", `No execution ${JSON.stringify(id)} of this hook.`);
 }
 
+// The hook's existence and its page in one statement: no executions yet is one row of NULLs,
+// no such hook of the tenant is no row.
+const LIST_EXECUTIONS = preparedStatement(
+  "dispatcher_list_executions",
+  `SELECT e.* FROM (SELECT 1 FROM hooks WHERE tenant_id = $1 AND id = $2) h
+     LEFT JOIN LATERAL (
+       SELECT ${EXECUTION_COLUMNS} FROM executions
+        WHERE tenant_id = $1 AND hook_id = $2 AND ($3::text IS NULL OR id < $3) ORDER BY id DESC LIMIT $4) e ON true`,
+);
+const GET_EXECUTION = preparedStatement(
+  "dispatcher_get_execution",
+  `SELECT ${EXECUTION_COLUMNS} FROM executions WHERE tenant_id = $1 AND hook_id = $2 AND id = $3`,
+);
+
 /** A hook's executions, newest first; 404 when the hook is not the tenant's. */
 export async function listExecutions(db: Queryable, tenantId: string, hookId: string, limit: number, cursor?: string | null): Promise<Page<Execution>> {
   const before = decodeCursor(cursor);
   if (!isHookId(hookId)) throw hookNotFound(hookId);
-  const { rowCount } = await db.query(`SELECT 1 FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, hookId]);
-  if (rowCount === 0) throw hookNotFound(hookId);
-  const { rows } = await db.query<ExecutionRow>(
-    `SELECT * FROM executions WHERE tenant_id = $1 AND hook_id = $2 AND ($3::text IS NULL OR id < $3) ORDER BY id DESC LIMIT $4`,
-    [tenantId, hookId, before, limit + 1],
+  const { rows } = await db.query<ExecutionRow | { id: null }>(LIST_EXECUTIONS([tenantId, hookId, before, limit + 1]));
+  if (rows.length === 0) throw hookNotFound(hookId);
+  const page = toPage(
+    rows.filter((row): row is ExecutionRow => row.id !== null),
+    limit,
   );
-  const page = toPage(rows, limit);
   return { data: page.data.map(executionFromRow), nextCursor: page.nextCursor };
 }
 
 export async function getExecution(db: Queryable, tenantId: string, hookId: string, executionId: string): Promise<Execution> {
   if (!isHookId(hookId)) throw hookNotFound(hookId);
   if (!isExecutionId(executionId)) throw executionNotFound(executionId);
-  const { rows } = await db.query<ExecutionRow>(`SELECT * FROM executions WHERE tenant_id = $1 AND hook_id = $2 AND id = $3`, [tenantId, hookId, executionId]);
+  const { rows } = await db.query<ExecutionRow>(GET_EXECUTION([tenantId, hookId, executionId]));
   if (rows.length === 0) throw executionNotFound(executionId);
   return executionFromRow(rows[0]);
 }

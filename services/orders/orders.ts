@@ -6,7 +6,16 @@ import { withTransaction } from "@waybill/platform/transactions.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
-import { currencyScale, currencyScaleSql, currencyScalesJson, formatMinorUnits, formatStoredAmount, isCurrency, storedAmountSql, toMinorUnits } from "@waybill/platform/money.js";
+import {
+  currencyScale,
+  currencyScaleSql,
+  currencyScalesJson,
+  formatMinorUnits,
+  formatStoredAmount,
+  isCurrency,
+  storedAmountSql,
+  toMinorUnits,
+} from "@waybill/platform/money.js";
 import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
 import { outboxInsertSql, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
