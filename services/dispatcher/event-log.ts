@@ -1,7 +1,6 @@
 // The tenant's event log: every event seen on EVENTS, recorded once (with its fan-out, see
 // fan-out.ts), listed newest first.
 import type { Queryable } from "@waybill/platform/db.js";
-import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { BadRequestError } from "@waybill/platform/errors.js";
 import { hasPrefix } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -14,11 +13,12 @@ export interface EventFilter {
   cursor?: string;
 }
 
-export async function listEvents(db: Queryable, tenantId: string, filter: EventFilter): Promise<Page<EventEnvelope>> {
+/** A page of events, newest first, each as its JSON text: passed on as it is (no parse and re-serialise per event). */
+export async function listEvents(db: Queryable, tenantId: string, filter: EventFilter): Promise<Page<string>> {
   const before = decodeCursor(filter.cursor);
   const after = afterOf(filter.after);
-  const { rows } = await db.query<{ id: string; event: EventEnvelope }>(
-    `SELECT id, event FROM event_log
+  const { rows } = await db.query<{ id: string; event: string }>(
+    `SELECT id, event::text AS event FROM event_log
       WHERE tenant_id = $1 AND ($2::text IS NULL OR kind = $2) AND ($3::timestamptz IS NULL OR time > $3)
         AND ($4::text IS NULL OR id < $4) AND ($6::text IS NULL OR id > $6)
       ORDER BY id DESC LIMIT $5`,
