@@ -10,6 +10,7 @@ import type { ConsumerHealth } from "./consumer-health.js";
 import { PoisonMessage, type DeadLetters } from "./dead-letters.js";
 import type { Pool, PoolClient } from "./db.js";
 import { withTransaction } from "./transactions.js";
+import { createAckCoalescer } from "./ack-coalescer.js";
 import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
 import type { Logger } from "./logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
@@ -83,6 +84,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   const concurrency = options.concurrency ?? 1;
   const maxDeliver = options.maxDeliver ?? CONSUMER_MAX_DELIVER;
   const inFlight = new Set<Promise<void>>();
+  const acks = createAckCoalescer();
   let settled = 0;
 
   const handleOne = async (message: JsMsg) => {
@@ -94,7 +96,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
     await runInContext(context, async () => {
       try {
         await options.handle(message);
-        message.ack();
+        acks.ack(message);
       } catch (error) {
         const reason = (error as Error).message;
         const poison = error instanceof PoisonMessage;
@@ -150,6 +152,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
       // Stop pulling, then let what is in hand finish so that SIGTERM never drops work.
       consume.stop();
       await loop.catch(() => {});
+      acks.flush();
     },
   };
 }
