@@ -18,13 +18,12 @@ export interface Intake {
   deliveries: DeliveryMessage[];
 }
 
-export type TakeEvent = (tenantId: string, eventJson: string, streamSeq: number) => Promise<Intake>;
+export type TakeEvent = (tenantId: string, event: EventEnvelope, eventJson: string, streamSeq: number) => Promise<Intake>;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
   const take = createBatcher((events: IncomingEvent[]) => recordEvents(deps.pool, events));
-  /** `eventJson` is the message as received; it becomes the body of every delivery. */
-  return async (tenantId, eventJson, streamSeq) => {
-    const event = JSON.parse(eventJson) as EventEnvelope;
+  /** `eventJson` is the message as received (`event` parsed from it); it becomes the body of every delivery. */
+  return async (tenantId, event, eventJson, streamSeq) => {
     const { fresh, deliveries } = await take({ tenantId, event, eventJson, streamSeq });
     return { event, fresh, deliveries };
   };

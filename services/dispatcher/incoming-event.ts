@@ -3,6 +3,7 @@
 // at once), where in a batch it would fail every event beside it.
 import { z } from "zod";
 import { PoisonMessage } from "@waybill/platform/dead-letters.js";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 
 const envelope = z.object({
   id: z.string().regex(/^evt_[0-9a-z]{10,64}$/),
@@ -11,7 +12,8 @@ const envelope = z.object({
   transactionId: z.string().min(1).max(128),
 });
 
-export function checkIncomingEvent(text: string): void {
+/** The event parsed from its text, when it has the envelope; PoisonMessage otherwise. */
+export function checkIncomingEvent(text: string): EventEnvelope {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -21,4 +23,5 @@ export function checkIncomingEvent(text: string): void {
   const checked = envelope.safeParse(parsed);
   if (!checked.success)
     throw new PoisonMessage(`event envelope invalid: ${checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
+  return parsed as EventEnvelope;
 }

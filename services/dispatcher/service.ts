@@ -162,8 +162,8 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
           // Checked before batching: a message that can never be recorded goes to the dead letters
           // at once instead of failing the batch it would join.
           if (!tenantId) throw new PoisonMessage("event without a tenant header");
-          checkIncomingEvent(message.string());
-          intake = await takeEvent(tenantId, message.string(), message.info.streamSequence);
+          const eventJson = message.string();
+          intake = await takeEvent(tenantId, checkIncomingEvent(eventJson), eventJson, message.info.streamSequence);
         } finally {
           eventDeliveries.release();
         }
