@@ -381,7 +381,7 @@ try {
   process.stdout.write(`latency event → receipt p99 ms: ${at(0.99)} (target < 50 at ${rate * hookCount} deliveries/s)\n`);
   process.stdout.write(`  where it went (p50 / p99 / max ms): ${stages}\n`);
   if (floorLatency) process.stdout.write(`  context: the same-work floor at ${rate} events/s, publish → receipt (p50 / p99 / max ms): ${floorLatency}\n`);
-  if (delays) process.stdout.write(`  event-loop delay of the services meanwhile, beyond the sampling timer (p99 / max ms): ${delays}\n`);
+  if (delays) process.stdout.write(`  event-loop delay of the services meanwhile, beyond the sampling timer (p99 / max ms, and heap in use at the end): ${delays}\n`);
   process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
 } finally {
   await nc.close();
@@ -442,9 +442,10 @@ async function eventLoopDelays(opsPorts: Record<string, number>): Promise<string
   const parts: string[] = [];
   for (const [service, port] of Object.entries(opsPorts)) {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const read = (name: string) =>
-      Math.max(0, Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, "m"))?.[1] ?? Number.NaN) * 1000 - LAG_SAMPLING_INTERVAL_MS);
-    parts.push(`${service} ${read("nodejs_eventloop_lag_p99_seconds").toFixed(0)} / ${read("nodejs_eventloop_lag_max_seconds").toFixed(0)}`);
+    const value = (name: string) => Number(text.match(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, "m"))?.[1] ?? Number.NaN);
+    const delay = (name: string) => Math.max(0, value(name) * 1000 - LAG_SAMPLING_INTERVAL_MS).toFixed(0);
+    const heapMiB = (value("nodejs_heap_size_used_bytes") / 2 ** 20).toFixed(0);
+    parts.push(`${service} ${delay("nodejs_eventloop_lag_p99_seconds")} / ${delay("nodejs_eventloop_lag_max_seconds")} (heap ${heapMiB} MiB)`);
   }
   return parts.join(", ");
 }
