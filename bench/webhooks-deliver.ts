@@ -381,7 +381,8 @@ try {
   process.stdout.write(`latency event → receipt p99 ms: ${at(0.99)} (target < 50 at ${rate * hookCount} deliveries/s)\n`);
   process.stdout.write(`  where it went (p50 / p99 / max ms): ${stages}\n`);
   if (floorLatency) process.stdout.write(`  context: the same-work floor at ${rate} events/s, publish → receipt (p50 / p99 / max ms): ${floorLatency}\n`);
-  if (delays) process.stdout.write(`  event-loop delay of the services meanwhile, beyond the sampling timer (p99 / max ms, and heap in use at the end): ${delays}\n`);
+  if (delays)
+    process.stdout.write(`  event-loop delay of the services meanwhile, beyond the sampling timer (p99 / max ms, and heap in use at the end): ${delays}\n`);
   process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
 } finally {
   await nc.close();
