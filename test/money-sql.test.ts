@@ -1,20 +1,16 @@
 // Amounts that PostgreSQL formats itself (list pages written as JSON by the database) read the same
 // as those formatted in TypeScript: same digits for every scale, currency and stored form.
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currencyScaleSql, currencyScalesJson, formatStoredAmount, storedAmountSql } from "@waybill/platform/money.js";
-import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+import { connectToTestServer } from "./support/environment.js";
 
-let env: TestEnvironment;
 let db: pg.Client;
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  db = new pg.Client({ connectionString: env.databaseUrl });
-  await db.connect();
+  db = await connectToTestServer();
 });
 afterAll(async () => {
   await db?.end();
-  await env?.cleanup();
 });
 
 describe("storedAmountSql and currencyScaleSql", () => {

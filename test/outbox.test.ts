@@ -2,13 +2,13 @@
 // relay that dies after publishing but before marking does not produce a second event.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool } from "@waybill/platform/db.js";
+import { createPool, type Pool } from "@waybill/platform/db.js";
 import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
 import { newId } from "@waybill/platform/ids.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import { connectBus } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
-import { createOutboxRelay } from "@waybill/platform/outbox.js";
+import { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "@waybill/platform/outbox.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
@@ -48,6 +48,33 @@ async function eventsFor(orderId: string) {
   return all.filter((m) => m.json.orderId === orderId);
 }
 
+/** A pool and a bus of the test's own over the orders schema, and relays over them; all closed at the end. */
+async function withRelays(fn: (deps: { pool: Pool; relay(options?: Partial<OutboxRelayOptions>): OutboxRelay }) => Promise<void>): Promise<void> {
+  const logger = createLogger("test-relay", "silent");
+  const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
+  const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
+  const relays: OutboxRelay[] = [];
+  const relay = (options: Partial<OutboxRelayOptions> = {}) => {
+    const created = createOutboxRelay({ pool, bus, schema: "orders", logger, ...options });
+    relays.push(created);
+    return created;
+  };
+  try {
+    await fn({ pool, relay });
+  } finally {
+    for (const created of relays) await created.stop();
+    await bus.close();
+    await pool.end();
+  }
+}
+
+/** Commits one webhook.test event naming `hookId` through the outbox, in a transaction of `pool`. */
+function commitTestEvent(pool: Pool, hookId: string): Promise<unknown> {
+  return withTransaction(pool, (client) =>
+    appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]),
+  );
+}
+
 describe("outbox relay", () => {
   it("publishes an order committed while the relay was stopped exactly once when it starts", async () => {
     const created = await request(`${stack.baseUrl}/orders`, { token: stack.token, json: order("OUTBOX-1") });
@@ -83,15 +110,8 @@ describe("outbox relay", () => {
     expect(created.status).toBe(201);
     const orderId = created.body.id;
 
-    const logger = createLogger("test-relay", "silent");
-    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
-    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
-    try {
-      const crashing = createOutboxRelay({
-        pool,
-        bus,
-        schema: "orders",
-        logger,
+    await withRelays(async ({ relay }) => {
+      const crashing = relay({
         afterPublish: async () => {
           throw new Error("simulated crash after publish");
         },
@@ -101,46 +121,35 @@ describe("outbox relay", () => {
       const pending = await db.query("SELECT id FROM orders.outbox WHERE event->>'orderId' = $1", [orderId]);
       expect(pending.rows).toHaveLength(1);
 
-      const healthy = createOutboxRelay({ pool, bus, schema: "orders", logger });
-      expect(await healthy.drainOnce()).toBe(1);
+      expect(await relay().drainOnce()).toBe(1);
       const events = await eventsFor(orderId);
       expect(events).toHaveLength(1);
       expect(events[0].json.id).toBe(pending.rows[0].id);
       const remaining = await db.query("SELECT count(*)::int AS n FROM orders.outbox");
       expect(remaining.rows[0].n).toBe(0);
-    } finally {
-      await bus.close();
-      await pool.end();
-    }
+    });
   });
 
   it("publishes a commit made while it was publishing at once, not a poll interval later", async () => {
-    const logger = createLogger("test-relay", "silent");
-    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
-    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
     const first = newId("hook");
     const second = newId("hook");
-    const append = async (hookId: string) => {
-      await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]);
-      notifyOutboxCommitted(pool);
-    };
-    // The second event commits while the relay publishes the first; polling alone would find
-    // it only after a minute.
-    let injected = false;
-    const relay = createOutboxRelay({
-      pool,
-      bus,
-      schema: "orders",
-      logger,
-      pollIntervalMs: 60_000,
-      afterPublish: async () => {
-        if (injected) return;
-        injected = true;
-        await append(second);
-      },
-    });
-    try {
-      await relay.start();
+    await withRelays(async ({ pool, relay }) => {
+      // Written outside a transaction: the relay is only told to read the table.
+      const append = async (hookId: string) => {
+        await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]);
+        notifyOutboxCommitted(pool);
+      };
+      // The second event commits while the relay publishes the first; polling alone would find
+      // it only after a minute.
+      let injected = false;
+      await relay({
+        pollIntervalMs: 60_000,
+        afterPublish: async () => {
+          if (injected) return;
+          injected = true;
+          await append(second);
+        },
+      }).start();
       await append(first);
       const hooksSeen = async () => (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
       const seen = await eventually(async () => {
@@ -148,28 +157,16 @@ describe("outbox relay", () => {
         return ids.includes(first) && ids.includes(second) ? ids : undefined;
       }, 5_000);
       expect(seen.filter((id) => id === first || id === second)).toEqual([first, second]);
-    } finally {
-      await relay.stop();
-      await bus.close();
-      await pool.end();
-    }
+    });
   });
 
   it("publishes rows committed in this process at once, each once and in commit order, and deletes them", async () => {
-    const logger = createLogger("test-relay", "silent");
-    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
-    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
-    const relay = createOutboxRelay({ pool, bus, schema: "orders", logger, pollIntervalMs: 60_000 });
     const hookIds = [newId("hook"), newId("hook"), newId("hook")];
-    try {
-      await relay.start();
+    await withRelays(async ({ pool, relay }) => {
+      await relay({ pollIntervalMs: 60_000 }).start();
       // Let the start's read of the table pass, so that only the commits' hand-over can publish.
       await new Promise((r) => setTimeout(r, 200));
-      for (const hookId of hookIds) {
-        await withTransaction(pool, (client) =>
-          appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]),
-        );
-      }
+      for (const hookId of hookIds) await commitTestEvent(pool, hookId);
       const seen = await eventually(async () => {
         const ids = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
         return hookIds.every((id) => ids.includes(id)) ? ids : undefined;
@@ -180,36 +177,22 @@ describe("outbox relay", () => {
         const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = ANY($1)", [hookIds]);
         return rows[0].n === 0 ? true : undefined;
       }, 5_000);
-    } finally {
-      await relay.stop();
-      await bus.close();
-      await pool.end();
-    }
+    });
   });
 
   it("leaves a row whose publish from memory failed in the table, and publishes it from there once", async () => {
-    const logger = createLogger("test-relay", "silent");
-    const pool = createPool({ databaseUrl: stack.env.databaseUrl, schema: "orders", applicationName: "outbox-test" });
-    const bus = await connectBus({ url: stack.env.natsUrl, name: "outbox-test", topology: stack.env.topology, logger });
     const hookId = newId("hook");
     let failures = 0;
-    const relay = createOutboxRelay({
-      pool,
-      bus,
-      schema: "orders",
-      logger,
-      pollIntervalMs: 60_000,
-      // The first batch "crashes" after its publish: its row must stay for the table read.
-      afterPublish: async () => {
-        if (failures++ === 0) throw new Error("simulated failure after publish");
-      },
-    });
-    try {
-      await relay.start();
+    await withRelays(async ({ pool, relay }) => {
+      await relay({
+        pollIntervalMs: 60_000,
+        // The first batch "crashes" after its publish: its row must stay for the table read.
+        afterPublish: async () => {
+          if (failures++ === 0) throw new Error("simulated failure after publish");
+        },
+      }).start();
       await new Promise((r) => setTimeout(r, 200));
-      await withTransaction(pool, (client) =>
-        appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]),
-      );
+      await commitTestEvent(pool, hookId);
       // The failure makes the relay read the table (not wait for its minute-long poll).
       await eventually(async () => {
         const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = $1", [hookId]);
@@ -217,10 +200,6 @@ describe("outbox relay", () => {
       }, 5_000);
       const published = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).filter((m) => m.json.hookId === hookId);
       expect(published).toHaveLength(1);
-    } finally {
-      await relay.stop();
-      await bus.close();
-      await pool.end();
-    }
+    });
   });
 });

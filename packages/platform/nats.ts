@@ -279,8 +279,9 @@ export function publishDurable(bus: Bus, subject: string, data: Uint8Array | str
 function sendHeldPublishes(bus: Bus): void {
   const held = heldPublishes.get(bus) ?? [];
   heldPublishes.delete(bus);
-  // nats.js builds an Error for every request, in case it fails, and capturing its stack (nats.js
-  // internals only) cost more than the rest of a publish. Nothing else runs while this loop does.
+  // nats.js builds an Error for every request, in case it fails; capturing its stack (nats.js
+  // internals only) was about half of a publish's CPU in the gateway's profile. Nothing else runs
+  // while this loop does.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

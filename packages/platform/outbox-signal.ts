@@ -3,6 +3,7 @@
 // Rows the writer still holds in memory are published from there at once; a commit whose rows
 // are only in the table (derived in SQL) wakes the relay to read them.
 import type { EventEmitter } from "node:events";
+import pg from "pg";
 import type { Pool, Queryable } from "./db.js";
 
 const OUTBOX_COMMITTED_EVENT = "waybill:outbox-committed";
@@ -60,5 +61,5 @@ export function clearOutboxWritten(db: Queryable): void {
 }
 
 function isPool(db: Queryable): boolean {
-  return typeof (db as Partial<Pool>).connect === "function" && "totalCount" in db;
+  return db instanceof pg.Pool;
 }

@@ -26,6 +26,13 @@ function adminUrl(base: string): string {
   return url.toString();
 }
 
+/** A client of the test PostgreSQL server itself (its postgres database), for tests that only evaluate SQL. */
+export async function connectToTestServer(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: adminUrl(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL) });
+  await client.connect();
+  return client;
+}
+
 /** `databaseUrl` / `natsUrl`: servers of the test's own (see private-servers.ts) instead of the shared ones. */
 export async function createTestEnvironment(servers: { databaseUrl?: string; natsUrl?: string } = {}): Promise<TestEnvironment> {
   const suffix = randomBytes(5).toString("hex");
