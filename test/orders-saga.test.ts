@@ -6,6 +6,7 @@ import { createCustomer } from "../services/orders/customers.js";
 import type { OrdersDeps } from "../services/orders/deps.js";
 import type { InventoryPort } from "../services/orders/inventory-port.js";
 import { changeOrderStatus } from "../services/orders/order-transitions.js";
+import { createOrderWriter } from "../services/orders/order-insert.js";
 import { createOrder, getOrder } from "../services/orders/orders.js";
 import { createStockIntents, reconcileStockIntents } from "../services/orders/stock-intents.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
@@ -53,7 +54,14 @@ function deps(inventory: InventoryPort, options: { failStatusEvents?: boolean } 
       return env.topology.eventSubject(tenantId, kind);
     },
   };
-  return { pool, topology, inventory, stockIntents: createStockIntents(intentsPool), logger: createLogger("orders-saga-test", "silent") };
+  return {
+    pool,
+    topology,
+    inventory,
+    orderWriter: createOrderWriter(pool),
+    stockIntents: createStockIntents(intentsPool),
+    logger: createLogger("orders-saga-test", "silent"),
+  };
 }
 
 let n = 0;

@@ -95,7 +95,12 @@ export async function appendMessages(db: Queryable, messages: OutboxMessage[]): 
 
 /** The parameter of outboxInsertSql for these records. */
 export function outboxRecordsJson(records: readonly OutboxRecord[]): string {
-  return JSON.stringify(records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers })));
+  return JSON.stringify(outboxRecordRows(records));
+}
+
+/** The records as outboxInsertSql reads them, for a caller that nests them in JSON of its own. */
+export function outboxRecordRows(records: readonly OutboxRecord[]) {
+  return records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers }));
 }
 
 /**

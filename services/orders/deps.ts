@@ -3,6 +3,7 @@ import type { Pool } from "@waybill/platform/db.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import type { InventoryPort } from "./inventory-port.js";
+import type { OrderWriter } from "./order-insert.js";
 
 /** Crash safety of a status change's stock effect (stock-intents.ts). */
 export interface StockIntents {
@@ -16,6 +17,8 @@ export interface OrdersDeps {
   pool: Pool;
   topology: Topology;
   inventory: InventoryPort;
+  /** Stores new orders, several per statement when they come together. */
+  orderWriter: OrderWriter;
   /** Where a status change records its stock effect before calling inventory (crash safety). */
   stockIntents: StockIntents;
   logger: Logger;

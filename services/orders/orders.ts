@@ -1,7 +1,7 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
-import { isoTimestampSql, UNIQUE_VIOLATION, type Queryable } from "@waybill/platform/db.js";
-import { markOutboxWritten, notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
+import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
+import { markOutboxWritten } from "@waybill/platform/outbox-signal.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
@@ -17,12 +17,12 @@ import {
   toMinorUnits,
 } from "@waybill/platform/money.js";
 import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
-import { outboxInsertSql, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { decodeCursor, encodeCursor } from "@waybill/platform/pagination.js";
 import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";
+import { insertOrders, type OrderInsert, type OrderInsertOutcome } from "./order-insert.js";
 import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
 
 export type { OrderStatus } from "./order-status.js";
@@ -88,23 +88,6 @@ export function orderSnapshot(order: Order) {
   };
 }
 
-// The order, its items and its event in one statement: one round trip and atomic without
-// BEGIN/COMMIT. Creating orders is the hot path; an unknown customer inserts nothing.
-const CREATE_ORDER = preparedStatement(
-  "orders_create_order",
-  `WITH customer AS (SELECT 1 FROM customers WHERE tenant_id = $2 AND id = $4),
-       new_order AS (
-         INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
-         SELECT $1, $2, $3, $4, $5, $6, 'pending', $7 FROM customer RETURNING created_at, updated_at),
-       new_items AS (
-         INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
-         SELECT $1, i.line_no, $2, i.product_id, i.quantity, i.price
-           FROM unnest($8::text[], $9::integer[], $10::numeric[]) WITH ORDINALITY AS i(product_id, quantity, price, line_no)
-          WHERE EXISTS (SELECT 1 FROM new_order)),
-       new_events AS (${outboxInsertSql("$11")} WHERE EXISTS (SELECT 1 FROM new_order))
-       SELECT ${isoTimestampSql("created_at")} AS created_at, ${isoTimestampSql("updated_at")} AS updated_at FROM new_order`,
-);
-
 /** 422 unknown_product: one field error per line that names a product the tenant does not have. */
 export function unknownProducts(items: readonly { productId: string }[], missing: readonly string[]): ValidationError {
   const unknown = new Set(missing);
@@ -115,7 +98,7 @@ export function unknownProducts(items: readonly { productId: string }[], missing
 }
 
 export async function createOrder(
-  deps: Pick<OrdersDeps, "pool" | "topology" | "inventory">,
+  deps: Pick<OrdersDeps, "pool" | "topology" | "inventory" | "orderWriter">,
   tenantId: string,
   input: NewOrder,
   idempotency?: IdempotencyRequest,
@@ -170,51 +153,37 @@ export async function createOrder(
     updatedAt: "",
   };
 
-  let committedEvents: OutboxRecord[] = [];
-  const insert = async (db: Queryable): Promise<Order> => {
-    // Inside insert, so a replay answers as the first request did even if a product went since.
+  const checkProducts = async () => {
     // An order for a product that does not exist could never reserve stock, so never become ready.
     const missing = await deps.inventory.missingProducts(
       tenantId,
       items.map((item) => item.productId),
     );
     if (missing.length > 0) throw unknownProducts(items, missing);
-    const { records, rowsJson } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
-    const { rows } = await db
-      .query<{ created_at: string; updated_at: string }>(
-        CREATE_ORDER([
-          id,
-          tenantId,
-          input.shortId,
-          input.customerId,
-          dueDate,
-          input.currency,
-          total,
-          items.map((i) => i.productId),
-          items.map((i) => i.quantity),
-          items.map((i) => i.price),
-          rowsJson,
-        ]),
-      )
-      .catch((error: { code?: string }) => {
-        if (error.code === UNIQUE_VIOLATION) {
-          throw new ConflictError("duplicate_short_id", `An order with shortId "${input.shortId}" already exists.`);
-        }
-        throw error;
-      });
-    if (rows.length === 0) throw customerNotFound(input.customerId);
-    markOutboxWritten(db, records);
-    committedEvents = records;
-    return { ...order, createdAt: rows[0].created_at, updatedAt: rows[0].updated_at };
   };
+  const created = (outcome: OrderInsertOutcome): Order => {
+    if (outcome === "unknown_customer") throw customerNotFound(input.customerId);
+    if (outcome === "duplicate_short_id") throw new ConflictError("duplicate_short_id", `An order with shortId "${input.shortId}" already exists.`);
+    return { ...order, ...outcome };
+  };
+  const { records } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
+  const row: OrderInsert = { id, tenantId, shortId: input.shortId, customerId: input.customerId, dueDate, currency: input.currency, total, items, records };
 
   if (!idempotency) {
-    // One statement on the pool: committed when it returns.
-    const created = await insert(deps.pool);
-    notifyOutboxCommitted(deps.pool, committedEvents);
-    return { value: created, replayed: false };
+    await checkProducts();
+    // Committed, with orders that came at the same time, when it resolves (order-insert.ts).
+    return { value: created(await deps.orderWriter.insert(row)), replayed: false };
   }
-  return withTransaction(deps.pool, (client) => idempotent(client, tenantId, "orders.create", idempotency, () => insert(client)));
+  return withTransaction(deps.pool, (client) =>
+    idempotent(client, tenantId, "orders.create", idempotency, async () => {
+      // Inside, so a replay answers as the first request did even if a product went since.
+      await checkProducts();
+      const [outcome] = await insertOrders(client, [row]);
+      const order = created(outcome);
+      markOutboxWritten(client, records);
+      return order;
+    }),
+  );
 }
 
 interface OrderRow {

@@ -12,6 +12,7 @@ import { createPool } from "@waybill/platform/db.js";
 import { startRuntime } from "@waybill/platform/runtime.js";
 import type { OrdersConfig } from "./config.js";
 import type { OrdersDeps } from "./deps.js";
+import { createOrderWriter } from "./order-insert.js";
 import { startDeviceShipmentsConsumer } from "./device-shipments.js";
 import { createProductExistence, watchProductDeletions } from "./product-existence.js";
 import { ordersGrpcHandlers } from "./grpc-handlers.js";
@@ -59,6 +60,7 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
       pool,
       topology: bus.topology,
       inventory: { ...inventory, missingProducts: products.missing },
+      orderWriter: createOrderWriter(pool),
       stockIntents: createStockIntents(intentsPool),
       logger,
     };

@@ -4,7 +4,7 @@ import { currentTransactionId } from "@waybill/platform/context.js";
 import type { Queryable } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import type { Topology } from "@waybill/platform/nats.js";
-import { insertOutboxRows, outboxHeaders, outboxRecordsJson, type OutboxRecord } from "@waybill/platform/outbox.js";
+import { insertOutboxRows, outboxHeaders, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { EVENT_PAYLOADS, type EventEnvelope, type EventKind, type EventPayload } from "./catalog.js";
 
 export interface NewEvent<K extends EventKind = EventKind> {
@@ -30,10 +30,10 @@ export function eventEnvelope(event: NewEvent, transactionId: string, given: { i
 }
 
 /**
- * Validates events against the catalog and builds their envelopes and outbox records, with the
- * records' JSON for a statement that writes them itself (outboxInsertSql).
+ * Validates events against the catalog and builds their envelopes and outbox records, for
+ * insertOutboxRows or a statement that writes them itself (outboxInsertFromSql).
  */
-export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; records: OutboxRecord[]; rowsJson: string } {
+export function outboxRecords(topology: Topology, events: NewEvent[]): { envelopes: EventEnvelope[]; records: OutboxRecord[] } {
   const current = currentTransactionId();
   const envelopes: EventEnvelope[] = [];
   const records: OutboxRecord[] = [];
@@ -50,5 +50,5 @@ export function outboxRecords(topology: Topology, events: NewEvent[]): { envelop
       headers: outboxHeaders(event.tenantId, transactionId),
     });
   }
-  return { envelopes, records, rowsJson: outboxRecordsJson(records) };
+  return { envelopes, records };
 }
