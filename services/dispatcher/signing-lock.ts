@@ -9,20 +9,38 @@
 // written into the row (a WAL record per hook per batch, and a commit to flush), which made every
 // batch of attempts a writing transaction; an advisory lock lives only in the lock table.
 import { escapeLiteral, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
-import { withTransaction } from "@waybill/platform/transactions.js";
 
 /** First key of the dispatcher's signing locks (the second is the hook id's hash). */
 export const SIGNING_LOCK_SPACE = 0x5716;
 
 /**
- * Runs `fn` in a transaction that holds the signing locks of `hookIds` shared. BEGIN and the locks
- * go in one round trip: the simple protocol takes several statements but no parameters, so the
- * ids are quoted by the driver.
+ * Runs `fn` (which reads and signs, and writes nothing) in a transaction that holds the signing
+ * locks of `hookIds` shared. BEGIN and the locks go in one round trip: the simple protocol takes
+ * several statements but no parameters, so the ids are quoted by the driver. The result is
+ * returned once `fn` has signed, without waiting for the COMMIT's answer: the locks are held
+ * until PostgreSQL runs that COMMIT, which is after the signing, so a rotation still waits for
+ * it; the attempts need not (that round trip was a third of the time a delivery held its hook's
+ * lane before its request went out). The connection returns to the pool when the COMMIT is done.
  */
-export function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
   // In id order, like every taker of several, so that waits cannot form a cycle.
   const locks = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${escapeLiteral(id)}))`);
-  return withTransaction(pool, fn, `BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}`);
+  const client = await pool.connect();
+  let result: T;
+  try {
+    await client.query(`BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}`);
+    result = await fn(client);
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    client.release();
+    throw error;
+  }
+  // A failed COMMIT of a transaction that wrote nothing loses nothing; the connection is dropped.
+  client.query("COMMIT").then(
+    () => client.release(),
+    (error: Error) => client.release(error),
+  );
+  return result;
 }
 
 /** Takes the signing lock of one hook exclusively, until the caller's transaction ends. */
