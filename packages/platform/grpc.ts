@@ -18,6 +18,8 @@ import { type AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableE
 import type { Logger } from "./logger.js";
 
 export const GRPC_DEADLINE_MS = 10_000;
+/** Flow-control window of each connection and call between services (see GRPC_CHANNEL_OPTIONS). */
+export const GRPC_FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
 /**
  * Options of every channel between services. Channelz bookkeeping and the retry wrapper cost CPU
  * on every call and serve nothing here (callers retry through JetStream or the client).
@@ -29,6 +31,10 @@ export const GRPC_CHANNEL_OPTIONS = Object.freeze({
   "grpc.keepalive_time_ms": 30_000,
   "grpc.enable_channelz": 0,
   "grpc.enable_retries": 0,
+  // HTTP/2's default 64 KiB flow-control window is shared by every call on a connection: a few
+  // list pages answered at once (30 KB each for 100 orders) used it up, and each answer then
+  // waited for a WINDOW_UPDATE round trip. The window is credit the receiver grants, not memory.
+  "grpc-node.flow_control_window": GRPC_FLOW_CONTROL_WINDOW_BYTES,
 });
 export const GRPC_SHUTDOWN_GRACE_MS = 10_000;
 /**
