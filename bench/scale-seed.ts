@@ -25,10 +25,11 @@ export async function seedOrders(db: pg.Client, tenantId: string, customerId: st
   const statuses = `(ARRAY[${ORDER_STATUSES.map((s) => `'${s}'`).join(",")}])[1 + g % ${ORDER_STATUSES.length}]`;
   await inChunks(count, "orders", async (from, to) => {
     await db.query(
-      `INSERT INTO orders.orders (id, tenant_id, short_id, customer_id, currency, status, total, created_at, updated_at)
-       SELECT ${oldId("ord", "g")}, $1, 'SEED-' || g, $2, 'EUR', ${statuses}, 39.98, now() - interval '1 day', now() - interval '1 day'
+      `INSERT INTO orders.orders (id, tenant_id, short_id, customer_id, currency, status, total, created_at, updated_at, items_json)
+       SELECT ${oldId("ord", "g")}, $1, 'SEED-' || g, $2, 'EUR', ${statuses}, 39.98, now() - interval '1 day', now() - interval '1 day', $5::json
        FROM generate_series($3::int, $4::int) AS g`,
-      [tenantId, customerId, from, to],
+      // The one line below, as order creation writes it with the order.
+      [tenantId, customerId, from, to, JSON.stringify([{ productId, quantity: 2, price: "19.99" }])],
     );
     await db.query(
       `INSERT INTO orders.order_items (order_id, line_no, tenant_id, product_id, quantity, price)

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCustomer } from "../services/orders/customers.js";
 import type { OrdersDeps } from "../services/orders/deps.js";
 import { createOrderWriter, insertOrders, type OrderInsert } from "../services/orders/order-insert.js";
-import { createOrder, getOrder } from "../services/orders/orders.js";
+import { createOrder, getOrder, listOrdersJson } from "../services/orders/orders.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
 import { createLogger } from "@waybill/platform/logger.js";
@@ -142,5 +142,30 @@ describe("order creation's group commit", () => {
       { productId: "prd_y", quantity: 2, price: "100" },
     ]);
     expect(stored.dueDate).toBe("2026-12-01T00:00:00.000Z");
+  });
+
+  it("lists an order's lines as written with it, and as order_items has them for orders written before", async () => {
+    const { value: created } = await createOrder(deps, TENANT, {
+      shortId: "LINES-1",
+      customerId,
+      dueDate: null,
+      currency: "BHD",
+      orderItems: [
+        { productId: "prd_a", quantity: 1, price: "1.5" },
+        { productId: "prd_b", quantity: 2, price: "0.125" },
+      ],
+    });
+    const listed = async () => {
+      const page = JSON.parse((await listOrdersJson(pool, TENANT, { limit: 100 })).dataJson) as { id: string }[];
+      return page.find((o) => o.id === created.id);
+    };
+    const fromRow = await listed();
+    expect(fromRow).toEqual(created);
+    expect(JSON.stringify((fromRow as { orderItems: unknown }).orderItems)).toBe(
+      '[{"productId":"prd_a","quantity":1,"price":"1.500"},{"productId":"prd_b","quantity":2,"price":"0.125"}]',
+    );
+    // An order from before the column: its lines come from order_items, formatted the same way.
+    await pool.query("UPDATE orders.orders SET items_json = NULL WHERE id = $1", [created.id]);
+    expect(await listed()).toEqual(fromRow);
   });
 });

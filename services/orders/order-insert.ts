@@ -21,6 +21,7 @@ export interface OrderInsert {
   dueDate: string | null;
   currency: string;
   total: string;
+  /** Its lines, prices formatted at the currency's scale as the API shows them. */
   items: readonly { productId: string; quantity: number; price: string }[];
   records: readonly OutboxRecord[];
 }
@@ -35,12 +36,14 @@ const INSERT_ORDERS = preparedStatement(
   "orders_insert_orders",
   `WITH input AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb)
-       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total numeric, items jsonb, events jsonb)),
+       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total numeric, items jsonb,
+            items_json text, events jsonb)),
    known AS (
      SELECT i.id FROM input i WHERE EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = i.tenant_id AND c.id = i.customer_id)),
    new_orders AS (
-     INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total)
-     SELECT i.id, i.tenant_id, i.short_id, i.customer_id, i.due_date, i.currency, 'pending', i.total FROM input i JOIN known k ON k.id = i.id
+     INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total, items_json)
+     SELECT i.id, i.tenant_id, i.short_id, i.customer_id, i.due_date, i.currency, 'pending', i.total, i.items_json::json
+       FROM input i JOIN known k ON k.id = i.id
      ON CONFLICT DO NOTHING
      RETURNING id, created_at, updated_at),
    new_items AS (
@@ -70,6 +73,8 @@ export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]
     currency: o.currency,
     total: o.total,
     items: o.items.map((item, index) => ({ line_no: index + 1, product_id: item.productId, quantity: item.quantity, price: item.price })),
+    // As text, so that PostgreSQL keeps it as written (a jsonb value would come back with its keys reordered).
+    items_json: JSON.stringify(o.items.map((item) => ({ productId: item.productId, quantity: item.quantity, price: item.price }))),
     events: outboxRecordRows(o.records),
   }));
   const { rows } = await db.query<{ id: string; customer_found: boolean; created_at: string | null; updated_at: string | null }>(

@@ -222,7 +222,7 @@ const amount = (column: string) => storedAmountSql(column, "o.scale");
 const LIST_ORDERS_JSON = preparedStatement(
   "orders_list_orders_json",
   `WITH chosen AS (
-     SELECT id, short_id, customer_id, due_date, currency, status, total, created_at, updated_at
+     SELECT id, short_id, customer_id, due_date, currency, status, total, created_at, updated_at, items_json
        FROM orders
       WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR customer_id = $3)
         AND ($4::text IS NULL OR id < $4)
@@ -235,8 +235,9 @@ const LIST_ORDERS_JSON = preparedStatement(
    SELECT COALESCE(json_agg(json_build_object(
             'id', o.id, 'shortId', o.short_id, 'customerId', o.customer_id, 'dueDate', ${isoTimestampSql("o.due_date")},
             'currency', o.currency, 'status', o.status,
-            'orderItems', COALESCE((SELECT json_agg(json_build_object('productId', i.product_id, 'quantity', i.quantity, 'price', ${amount("i.price")})
-                                                      ORDER BY i.line_no)
+            'orderItems', COALESCE(o.items_json,
+                                   (SELECT json_agg(json_build_object('productId', i.product_id, 'quantity', i.quantity, 'price', ${amount("i.price")})
+                                                    ORDER BY i.line_no)
                                       FROM order_items i WHERE i.order_id = o.id), '[]'::json),
             'total', ${amount("o.total")}, 'createdAt', ${isoTimestampSql("o.created_at")}, 'updatedAt', ${isoTimestampSql("o.updated_at")})
             ORDER BY o.id DESC) FILTER (WHERE o.n <= $5), '[]'::json)::text AS data,
