@@ -1,19 +1,22 @@
 // The signing locks on a real PostgreSQL: held shared while an attempt reads and signs, so a
-// rotation waits; let go (with their connection) once the transaction's COMMIT has run, which the
-// attempt does not wait for; let go at once when the signing fails.
+// rotation waits; the read runs after the locks in the same round trip, as a statement prepared
+// once per connection (and again when the connection lost it); the locks and the connection are
+// let go once the transaction's COMMIT has run, which the attempt does not wait for, and at once
+// when the signing fails.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIGNING_LOCK_SPACE, withSigningLocks } from "../services/dispatcher/signing-lock.js";
+import { SIGNING_LOCK_SPACE, withSigningLocks, type LockedRead } from "../services/dispatcher/signing-lock.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
 
 let env: TestEnvironment;
+/** One connection, so that every call below uses the same one. */
 let pool: Pool;
 let other: Pool;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  pool = createPool({ databaseUrl: env.databaseUrl, schema: "public", max: 2, applicationName: "signing-lock-test" });
+  pool = createPool({ databaseUrl: env.databaseUrl, schema: "public", max: 1, applicationName: "signing-lock-test" });
   other = createPool({ databaseUrl: env.databaseUrl, schema: "public", max: 1, applicationName: "signing-lock-test-rotation" });
 });
 afterAll(async () => {
@@ -30,22 +33,55 @@ async function rotationCouldLock(hookId: string): Promise<boolean> {
 }
 
 const allIdle = async () => (pool.totalCount === pool.idleCount ? true : undefined);
+const read = (argument: unknown): LockedRead => ({
+  name: "signing_lock_test_read",
+  text: "SELECT x.n, x.name FROM jsonb_to_recordset($1::jsonb) AS x(n int, name text) ORDER BY x.n",
+  argument: JSON.stringify(argument),
+});
 
 describe("signing locks", () => {
-  it("holds each hook's lock while signing and gives it and the connection back after", async () => {
-    const heldWhileSigning = await withSigningLocks(pool, ["hook_b", "hook_a", "hook_b"], async (client) => {
-      await client.query("SELECT 1");
-      return [await rotationCouldLock("hook_a"), await rotationCouldLock("hook_b"), await rotationCouldLock("hook_c")];
-    });
-    expect(heldWhileSigning).toEqual([false, false, true]);
+  it("reads after the locks, so a rotation holding one makes the read wait for its commit", async () => {
+    const rotation = await other.connect();
+    try {
+      await rotation.query("BEGIN");
+      await rotation.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [SIGNING_LOCK_SPACE, "hook_a"]);
+      let settled = false;
+      const signing = withSigningLocks(
+        pool,
+        ["hook_b", "hook_a", "hook_b"],
+        read([
+          { n: 2, name: "it's" },
+          { n: 1, name: "a\\b" },
+        ]),
+        (rows) => rows,
+      ).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(settled).toBe(false);
+      await rotation.query("COMMIT");
+      expect(await signing).toEqual([
+        { n: 1, name: "a\\b" },
+        { n: 2, name: "it's" },
+      ]);
+    } finally {
+      rotation.release();
+    }
     await eventually(allIdle);
     expect(await rotationCouldLock("hook_a")).toBe(true);
     expect(await rotationCouldLock("hook_b")).toBe(true);
   });
 
+  it("prepares the read again on a connection that lost it", async () => {
+    expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "first" }]), (rows) => rows)).toEqual([{ n: 1, name: "first" }]);
+    await eventually(allIdle);
+    await pool.query("DEALLOCATE ALL"); // the pool's one connection: the one that prepared it
+    expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "again" }]), (rows) => rows)).toEqual([{ n: 1, name: "again" }]);
+    await eventually(allIdle);
+    expect(await rotationCouldLock("hook_a")).toBe(true);
+  });
+
   it("lets go of the locks and the connection when the signing fails", async () => {
     await expect(
-      withSigningLocks(pool, ["hook_a"], async () => {
+      withSigningLocks(pool, ["hook_a"], read([]), () => {
         throw new Error("secret unavailable");
       }),
     ).rejects.toThrow("secret unavailable");

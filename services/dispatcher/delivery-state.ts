@@ -1,8 +1,7 @@
 // What a delivery attempt needs to know first, read at the moment it is attempted: the hook as
 // it is now (status, url, sealed secret, since when it is active) and the last attempt of this
 // delivery. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
-import type { Queryable } from "@waybill/platform/db.js";
-import { preparedStatement } from "@waybill/platform/prepared.js";
+import type { LockedRead } from "./signing-lock.js";
 import type { HookStatus } from "@waybill/contracts/limits/hooks.js";
 
 export interface DeliveryKey {
@@ -33,27 +32,30 @@ interface StateRow {
   last_next_attempt_at: Date | null;
 }
 
-const LOAD_DELIVERY_STATES = preparedStatement(
-  "dispatcher_load_delivery_states",
-  `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
+/** The states of many deliveries (see deliveryStatesRead), one row per delivery whose hook exists. */
+const DELIVERY_STATES_SQL = `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
             e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at
        FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text)
        JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
        LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
-                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true`,
-);
+                           WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true`;
 
 /**
- * Per key, in order: its state, or undefined when the hook is not (or no longer) there. Read it
- * while holding the hooks' signing locks (signing-lock.ts) until the secrets read are used to
- * sign, so that no rotation commits in between.
+ * The read of `keys`' states, to run under their hooks' signing locks (withSigningLocks) until the
+ * secrets read are used to sign, so that no rotation commits in between.
  */
-export async function loadDeliveryStates(db: Queryable, keys: DeliveryKey[]): Promise<(DeliveryState | undefined)[]> {
-  const { rows } = await db.query<StateRow>(
-    LOAD_DELIVERY_STATES([JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId })))]),
-  );
-  const states: (DeliveryState | undefined)[] = new Array(keys.length).fill(undefined);
-  for (const row of rows) {
+export function deliveryStatesRead(keys: DeliveryKey[]): LockedRead {
+  return {
+    name: "dispatcher_delivery_states",
+    text: DELIVERY_STATES_SQL,
+    argument: JSON.stringify(keys.map((k, n) => ({ n, tenant_id: k.tenantId, hook_id: k.hookId, delivery_id: k.deliveryId }))),
+  };
+}
+
+/** Per key of the read, in order: its state, or undefined when the hook is not (or no longer) there. */
+export function deliveryStatesFromRows(rows: unknown[], count: number): (DeliveryState | undefined)[] {
+  const states: (DeliveryState | undefined)[] = new Array(count).fill(undefined);
+  for (const row of rows as StateRow[]) {
     states[row.n] = {
       url: row.url,
       status: row.status,

@@ -4,11 +4,11 @@
 // test deliveries. The read (with the signing) and the record of concurrent attempts are batched;
 // the send is each attempt's own.
 import { LRUCache } from "lru-cache";
-import type { Pool, Queryable } from "@waybill/platform/db.js";
+import type { Pool } from "@waybill/platform/db.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
-import { loadDeliveryStates, type DeliveryState } from "./delivery-state.js";
+import { deliveryStatesFromRows, deliveryStatesRead, type DeliveryState } from "./delivery-state.js";
 import { withSigningLocks } from "./signing-lock.js";
 import { recordExecutions, type Execution, type NewExecution, type Trigger } from "./executions.js";
 import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
@@ -53,7 +53,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     withSigningLocks(
       deps.db,
       deliveries.map((d) => d.hookId),
-      (client) => prepareAttempts(client, deliveries),
+      deliveryStatesRead(deliveries),
+      (rows) => signAttempts(deliveries, deliveryStatesFromRows(rows, deliveries.length)),
     ),
   );
   const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
@@ -63,12 +64,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const openedSecrets = new LRUCache<string, string>({ max: OPENED_SECRETS_MAX });
 
   /**
-   * Reads the hooks and decides each delivery; those to send are signed before the transaction
-   * ends, while their hooks' signing locks are held against a rotation (signing-lock.ts), so
-   * nothing is signed with a secret whose rotation has committed.
+   * Decides each delivery from its state as read now; those to send are signed before the
+   * transaction ends, while their hooks' signing locks are held against a rotation
+   * (signing-lock.ts), so nothing is signed with a secret whose rotation has committed.
    */
-  async function prepareAttempts(db: Queryable, deliveries: Delivery[]): Promise<Prepared[]> {
-    const states = await loadDeliveryStates(db, deliveries);
+  function signAttempts(deliveries: Delivery[], states: (DeliveryState | undefined)[]): Prepared[] {
     const unavailable = new Set<string>(); // each hook's unopenable secret reported once per batch
     const signedAt = now();
     return deliveries.map((delivery, i) => {

@@ -14,22 +14,40 @@ import { escapeLiteral, type Pool, type PoolClient, type Queryable } from "@wayb
 export const SIGNING_LOCK_SPACE = 0x5716;
 
 /**
- * Runs `fn` (which reads and signs, and writes nothing) in a transaction that holds the signing
- * locks of `hookIds` shared. BEGIN and the locks go in one round trip: the simple protocol takes
- * several statements but no parameters, so the ids are quoted by the driver. The result is
- * returned once `fn` has signed, without waiting for the COMMIT's answer: the locks are held
- * until PostgreSQL runs that COMMIT, which is after the signing, so a rotation still waits for
- * it; the attempts need not (that round trip was a third of the time a delivery held its hook's
- * lane before its request went out). The connection returns to the pool when the COMMIT is done.
+ * What an attempt reads under its hooks' signing locks: a statement of one jsonb parameter, run
+ * as an SQL-level prepared statement (`name`, prepared once per connection), with its argument.
  */
-export async function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (client: PoolClient) => Promise<T>): Promise<T> {
+export interface LockedRead {
+  name: string;
+  /** The statement, its parameter written $1. */
+  text: string;
+  argument: string;
+}
+
+/** Connections that have prepared a locked read, by its name. */
+const preparedOn = new WeakMap<object, Set<string>>();
+const UNDEFINED_PREPARED_STATEMENT = "26000";
+const DUPLICATE_PREPARED_STATEMENT = "42P05";
+
+/**
+ * Takes the signing locks of `hookIds` shared in a new transaction, runs `read` after them and
+ * hands its rows to `sign` (which writes nothing). BEGIN, the locks and the read go in one round
+ * trip: the simple protocol takes several statements but no parameters, so the ids and the
+ * argument are quoted by the driver, and the read is a later statement than the locks, with a
+ * later snapshot. The result is returned once `sign` is done, without waiting for the COMMIT's
+ * answer: the locks are held until PostgreSQL runs that COMMIT, after the signing, so a rotation
+ * still waits for it; the attempts need not. Each round trip saved here is time every delivery
+ * holds its hook's lane place before its request goes out. The connection returns to the pool
+ * when the COMMIT is done.
+ */
+export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: LockedRead, sign: (rows: unknown[]) => T): Promise<T> {
   // In id order, like every taker of several, so that waits cannot form a cycle.
   const locks = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${escapeLiteral(id)}))`);
   const client = await pool.connect();
   let result: T;
   try {
-    await client.query(`BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}`);
-    result = await fn(client);
+    const rows = await lockedRead(client, locks, read);
+    result = sign(rows);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     client.release();
@@ -41,6 +59,28 @@ export async function withSigningLocks<T>(pool: Pool, hookIds: string[], fn: (cl
     (error: Error) => client.release(error),
   );
   return result;
+}
+
+async function lockedRead(client: PoolClient, locks: string[], read: LockedRead, retried = false): Promise<unknown[]> {
+  const names = preparedOn.get(client) ?? new Set<string>();
+  preparedOn.set(client, names);
+  const prepare = names.has(read.name) ? "" : `PREPARE ${read.name}(jsonb) AS ${read.text}; `;
+  try {
+    const results = (await client.query(
+      `BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}; ${prepare}EXECUTE ${read.name}(${escapeLiteral(read.argument)})`,
+    )) as unknown as { rows: unknown[] }[];
+    names.add(read.name);
+    return results[results.length - 1].rows;
+  } catch (error) {
+    // The connection's prepared statements are not what was noted (DEALLOCATE, a pooler): note
+    // what the error says and try once more in a new transaction.
+    const code = (error as { code?: string }).code;
+    if (retried || (code !== UNDEFINED_PREPARED_STATEMENT && code !== DUPLICATE_PREPARED_STATEMENT)) throw error;
+    if (code === UNDEFINED_PREPARED_STATEMENT) names.delete(read.name);
+    else names.add(read.name);
+    await client.query("ROLLBACK");
+    return lockedRead(client, locks, read, true);
+  }
 }
 
 /** Takes the signing lock of one hook exclusively, until the caller's transaction ends. */
