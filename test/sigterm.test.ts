@@ -17,12 +17,14 @@ const SERVICES = ["identity", "inventory", "orders", "dispatcher", "edge", "mqtt
 describe("SIGTERM", () => {
   it.each(SERVICES)("%s exits 0 after draining", async (service) => {
     const opsPort = await freePort();
-    const portVariable = service === "edge" ? "HTTP_PORT" : "OPS_PORT";
+    // The edge answers /healthz on its HTTP port; its ops port gets a free one too, not its
+    // default (another test's edge may have that).
+    const ports = service === "edge" ? { HTTP_PORT: String(opsPort), OPS_PORT: String(await freePort()) } : { OPS_PORT: String(opsPort) };
     const child = runTs(`services/${service}/main.ts`, {
       ...env.env,
       GRPC_PORT: "0",
       MQTT_PORT: "0",
-      [portVariable]: String(opsPort),
+      ...ports,
       BOOTSTRAP_API_TOKEN: "api-sigterm-test-token-0123456789",
     });
     try {

@@ -109,7 +109,31 @@ export async function startPrivatePostgres(dataDir: string, options: { port?: nu
     cwd: pgData,
   };
   const { port, stop, kill, signal } = await startServer(spec, options.port);
+  // PostgreSQL listens before it accepts connections ("the database system is starting up", while
+  // it replays its log): ready is when pg_isready says so.
+  const isReady = findBinary("pg_isready", [path.dirname(postgres), ...postgresBinDirs()]);
+  if (isReady) {
+    try {
+      await acceptingConnections(isReady, port);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
   return { url: `postgres://postgres@127.0.0.1:${port}/waybill`, port, stop, kill, signal };
+}
+
+async function acceptingConnections(isReady: string, port: number): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const ready = await run(isReady, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"]).then(
+      () => true,
+      () => false,
+    );
+    if (ready) return;
+    if (Date.now() > deadline) throw new Error(`PostgreSQL on port ${port} did not accept connections within ${START_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
