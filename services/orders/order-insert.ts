@@ -36,7 +36,7 @@ const INSERT_ORDERS = preparedStatement(
   "orders_insert_orders",
   `WITH input AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb)
-       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total numeric, items jsonb,
+       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total numeric,
             items_json text, events jsonb)),
    known AS (
      SELECT i.id FROM input i WHERE EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = i.tenant_id AND c.id = i.customer_id)),
@@ -50,7 +50,8 @@ const INSERT_ORDERS = preparedStatement(
      INSERT INTO order_items (order_id, line_no, tenant_id, product_id, quantity, price)
      SELECT i.id, l.line_no, i.tenant_id, l.product_id, l.quantity, l.price
        FROM new_orders n JOIN input i ON i.id = n.id
-      CROSS JOIN LATERAL jsonb_to_recordset(i.items) AS l(line_no integer, product_id text, quantity integer, price numeric)),
+      CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(i.items_json::jsonb) AS ("productId" text, quantity integer, price numeric))
+            WITH ORDINALITY AS l(product_id, quantity, price, line_no)),
    new_events AS (${outboxInsertFromSql(`SELECT e.id, e.tenant_id, e.kind, e.subject, e.event, e.headers
        FROM new_orders n JOIN input i ON i.id = n.id
       CROSS JOIN LATERAL jsonb_to_recordset(i.events) AS e(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`)})
@@ -72,8 +73,8 @@ export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]
     due_date: o.dueDate,
     currency: o.currency,
     total: o.total,
-    items: o.items.map((item, index) => ({ line_no: index + 1, product_id: item.productId, quantity: item.quantity, price: item.price })),
-    // As text, so that PostgreSQL keeps it as written (a jsonb value would come back with its keys reordered).
+    // The lines once, as the API shows them: kept as text in the order's row (a jsonb value would
+    // come back with its keys reordered), and read from it into order_items, numbered in order.
     items_json: JSON.stringify(o.items.map((item) => ({ productId: item.productId, quantity: item.quantity, price: item.price }))),
     events: outboxRecordRows(o.records),
   }));
