@@ -25,6 +25,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { runTs } from "../test/support/processes.js";
 import type { DeliveryJob } from "./webhooks-bullmq-peer.js";
+import { settleDatabase } from "./settle-database.js";
 import { startSystem } from "./system.js";
 
 const events = Number(process.env.BENCH_EVENTS ?? 5_000);
@@ -239,6 +240,7 @@ try {
     // CPU of every process per delivery (the receiver runs in this process: "load generator").
     const roots = { ...system.pids, "floor worker": floor.process.pid!, "bullmq worker": peer.process.pid!, "load generator": process.pid };
     const measure = async (feed: (count: number) => Promise<void>) => {
+      await settleDatabase(env.databaseUrl);
       arrivals.length = 0;
       distinctArrivals.clear();
       const cpuBefore = snapshotCpu(roots);
