@@ -9,8 +9,16 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, "query">;
 
-/** A string as an SQL literal, for statements sent without parameters (the simple protocol). */
-export const escapeLiteral = (value: string): string => pg.escapeLiteral(value);
+/**
+ * A string as an SQL literal, for statements sent without parameters (the simple protocol); the
+ * same text as pg's escapeLiteral. That one appends the literal a character at a time, and for the
+ * dispatcher's kilobyte-long arguments its garbage was a tenth of everything that process
+ * allocated under load; two native replacements allocate the result and little else.
+ */
+export function escapeLiteral(value: string): string {
+  const quoted = `'${value.replaceAll("'", "''").replaceAll("\\", "\\\\")}'`;
+  return value.includes("\\") ? ` E${quoted}` : quoted;
+}
 
 /** SQLSTATE of a unique constraint violation (a duplicate key). */
 /**

@@ -10,6 +10,8 @@ export const RESPONSE_DRAIN_LIMIT_BYTES = 256 * 1024;
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const CONNECTIONS_PER_ORIGIN = 128;
 export const USER_AGENT = "Waybill-Webhooks/1";
+/** Stateless when not streaming, so one serves every answer. */
+const UTF8 = new TextDecoder("utf-8", { fatal: false });
 
 export interface SendResult {
   requestedAt: Date;
@@ -90,7 +92,7 @@ export function createSender(options: SenderOptions): Sender {
         finish({
           ok: statusCode >= 200 && statusCode < 300,
           statusCode,
-          responseBody: sanitize(new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(kept))),
+          responseBody: kept.length === 0 ? "" : sanitize(UTF8.decode(kept.length === 1 ? kept[0] : Buffer.concat(kept))),
           responseHeaders,
           retryAfter: statusCode === 429 || statusCode === 503 ? responseHeaders["retry-after"] : undefined,
           receiverFault: statusCode >= 500 || statusCode === 429,

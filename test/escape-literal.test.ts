@@ -1,0 +1,43 @@
+// escapeLiteral quotes strings for statements sent without parameters: what PostgreSQL reads back
+// must be the string itself, quotes, backslashes and all, and the text must be pg's own.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { escapeLiteral } from "@waybill/platform/db.js";
+import { connectToTestServer } from "./support/environment.js";
+
+const SAMPLES = [
+  "",
+  "plain",
+  "it's",
+  "''",
+  "back\\slash",
+  "\\",
+  "both ' and \\ and \\'",
+  'json {"a":"x\\"y","b":"\\\\n"}',
+  "ünïcødé 🚚 and a\nnew line",
+  JSON.stringify([{ n: 0, tenant_id: "ten_1", hook_id: "hk_'; DROP TABLE hooks; --", delivery_id: "dlv\\x00" }]),
+];
+
+describe("escapeLiteral", () => {
+  let client: pg.Client;
+  beforeAll(async () => {
+    client = await connectToTestServer();
+  });
+  afterAll(async () => {
+    await client?.end();
+  });
+
+  it("writes the same text as pg's escapeLiteral", () => {
+    for (const sample of SAMPLES) expect(escapeLiteral(sample)).toBe(pg.escapeLiteral(sample));
+  });
+
+  it("reads back as the string itself in PostgreSQL, standard_conforming_strings on or off", async () => {
+    for (const conforming of ["on", "off"]) {
+      await client.query(`SET standard_conforming_strings = ${conforming}`);
+      const results = (await client.query(SAMPLES.map((s) => `SELECT ${escapeLiteral(s)} AS value`).join("; "))) as unknown as {
+        rows: { value: string }[];
+      }[];
+      expect(results.map((r) => r.rows[0].value)).toEqual(SAMPLES);
+    }
+  });
+});
