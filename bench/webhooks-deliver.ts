@@ -277,6 +277,7 @@ try {
     }
     // Context for the latency target: the same-work floor at the same steady rate, from the
     // event's publish to its receipt (compare with waybill's "on NATS → receipt" below).
+    await settleDatabase(env.databaseUrl);
     floorArrivals.length = 0;
     distinctArrivals.clear();
     const started = performance.now();
@@ -351,6 +352,7 @@ try {
       onNats.set((JSON.parse(message.string()) as { id: string }).id, Date.now());
     },
   });
+  await settleDatabase(env.databaseUrl);
   await eventLoopDelays(system.opsPorts); // the services' delay histograms start afresh
   await ordersAtRate(Math.round(rate * seconds), "BWS");
   const latencies = arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);

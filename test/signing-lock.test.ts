@@ -3,7 +3,7 @@
 // once per connection (and again when the connection lost it); the locks and the connection are
 // let go once the transaction's COMMIT has run, which the attempt does not wait for, and at once
 // when the signing fails.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SIGNING_LOCK_SPACE, withSigningLocks, type LockedRead } from "../services/dispatcher/signing-lock.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
@@ -77,6 +77,29 @@ describe("signing locks", () => {
     expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "again" }]), (rows) => rows)).toEqual([{ n: 1, name: "again" }]);
     await eventually(allIdle);
     expect(await rotationCouldLock("hook_a")).toBe(true);
+  });
+
+  it("commits a batch at the head of the next one, on the same connection, or alone when none follows", async () => {
+    const connect = vi.spyOn(pool, "connect");
+    const heldByMe: LockedRead = {
+      name: "signing_lock_test_held",
+      text: "SELECT count(*)::int AS held FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND $1::jsonb IS NOT NULL",
+      argument: "{}",
+    };
+    try {
+      expect(await withSigningLocks(pool, ["hook_a", "hook_b"], heldByMe, (rows) => rows)).toEqual([{ held: 2 }]);
+      // The next batch, in the same turn of the event loop, takes the connection still in the
+      // first one's transaction; its round trip commits that one before its own locks and read.
+      expect(await withSigningLocks(pool, ["hook_c"], heldByMe, (rows) => rows)).toEqual([{ held: 1 }]);
+      expect(connect).toHaveBeenCalledTimes(1);
+    } finally {
+      connect.mockRestore();
+    }
+    // No batch follows: the COMMIT goes alone, and the locks and the connection are let go.
+    await eventually(allIdle);
+    for (const hook of ["hook_a", "hook_b", "hook_c"]) expect(await rotationCouldLock(hook)).toBe(true);
+    const { rows } = await pool.query<{ state: string }>("SELECT state FROM pg_stat_activity WHERE application_name = 'signing-lock-test'");
+    expect(rows).toEqual([{ state: "active" }]); // this query itself: no transaction left open
   });
 
   it("lets go of the locks and the connection when the signing fails", async () => {
