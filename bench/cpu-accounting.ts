@@ -71,21 +71,43 @@ export function snapshotCpu(roots: Record<string, number>): CpuSnapshot | undefi
   return snapshot;
 }
 
+/** CPU seconds each group used between two snapshots (undefined: not measured). */
+export type CpuUsed = Map<string, number> | undefined;
+
 /**
- * One line: CPU milliseconds per request of each group between two snapshots, and their sum.
- * Compared process by process: one that started meanwhile counts from zero; one that ended
- * meanwhile is missing (a short-lived process's CPU is lost, never counted negative).
+ * CPU seconds of each group between two snapshots. Compared process by process: one that started
+ * meanwhile counts from zero; one that ended meanwhile is missing (a short-lived process's CPU is
+ * lost, never counted negative).
  */
-export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number, unit = "request"): string {
-  if (!before || !after || requests === 0) return `  CPU per ${unit}: not measured (needs /proc)`;
+export function cpuBetween(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined): CpuUsed {
+  if (!before || !after) return undefined;
   const groups = new Map<string, number>();
   for (const [pid, { group, cpu }] of after) groups.set(group, (groups.get(group) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
+  return groups;
+}
+
+/** The CPU of several measurements of one subject, added up. */
+export function addCpu(total: CpuUsed, more: CpuUsed): CpuUsed {
+  if (!more) return total;
+  const sum = new Map(total ?? []);
+  for (const [group, seconds] of more) sum.set(group, (sum.get(group) ?? 0) + seconds);
+  return sum;
+}
+
+/** One line: CPU milliseconds per request of each group, and their sum. */
+export function formatCpuUsed(used: CpuUsed, requests: number, unit = "request"): string {
+  if (!used || requests === 0) return `  CPU per ${unit}: not measured (needs /proc)`;
   const parts: string[] = [];
   let sum = 0;
-  for (const [name, seconds] of groups) {
+  for (const [name, seconds] of used) {
     const ms = (seconds * 1000) / requests;
     sum += ms;
     if (ms >= 0.005) parts.push(`${name} ${ms.toFixed(2)}`);
   }
   return `  CPU ms per ${unit}: ${parts.join(", ")}; total ${sum.toFixed(2)}`;
+}
+
+/** One line: CPU milliseconds per request of each group between two snapshots, and their sum. */
+export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number, unit = "request"): string {
+  return formatCpuUsed(cpuBetween(before, after), requests, unit);
 }

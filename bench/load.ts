@@ -8,6 +8,9 @@ export interface LoadResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Every latency, ms, in ascending order. */
+  latencies: number[];
+  elapsedSeconds: number;
 }
 
 export interface LoadRequest {
@@ -20,7 +23,11 @@ export interface LoadRequest {
 export async function runLoad(
   origin: string,
   next: (i: number) => LoadRequest,
-  options: { concurrency: number; durationMs: number; expectStatus: number },
+  /**
+   * `warmupMs`: requests begun in this time first are sent but neither counted nor timed;
+   * `onMeasuring` is called when it ends (where a caller's own accounting starts).
+   */
+  options: { concurrency: number; durationMs: number; expectStatus: number; warmupMs?: number; onMeasuring?: () => void },
 ): Promise<LoadResult> {
   const host = new URL(origin).hostname;
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") throw new Error("load targets loopback only");
@@ -28,8 +35,9 @@ export async function runLoad(
   const latencies: number[] = [];
   let errors = 0;
   let counter = 0;
-  const started = performance.now();
+  const started = performance.now() + (options.warmupMs ?? 0);
   const deadline = started + options.durationMs;
+  if (options.onMeasuring) setTimeout(options.onMeasuring, options.warmupMs ?? 0);
   const worker = async () => {
     while (performance.now() < deadline) {
       const request = next(counter++);
@@ -37,19 +45,35 @@ export async function runLoad(
       try {
         const response = await pool.request({ origin, method: request.method, path: request.path, headers: request.headers, body: request.body });
         await response.body.dump();
+        if (t0 < started) continue;
         if (response.statusCode === options.expectStatus) latencies.push(performance.now() - t0);
         else errors += 1;
       } catch {
-        errors += 1;
+        if (t0 >= started) errors += 1;
       }
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
+  return summarize(latencies, errors, elapsed);
+}
+
+/** Several measurements of one subject as one: their requests over their time together. */
+export function combineResults(results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((r) => r.latencies);
+  const errors = results.reduce((sum, r) => sum + r.errors, 0);
+  return summarize(
+    latencies,
+    errors,
+    results.reduce((sum, r) => sum + r.elapsedSeconds, 0),
+  );
+}
+
+function summarize(latencies: number[], errors: number, elapsedSeconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : NaN);
-  return { requests: latencies.length, errors, perSecond: latencies.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return { requests: latencies.length, errors, perSecond: latencies.length / elapsedSeconds, p50Ms: at(0.5), p99Ms: at(0.99), latencies, elapsedSeconds };
 }
 
 export function formatResult(name: string, r: LoadResult): string {

@@ -3,11 +3,11 @@
 // JWT, next to two yardsticks measured in the same run: the same-work floor (one Koa process that
 // validates with the same schema, writes order + lines + outbox row in one transaction and relays
 // the outbox to JetStream: bench/orders-floor-server.ts) and, as context, a bare single-row insert.
-// Each of BENCH_RUNS runs measures all four; the ratio lines give every run and the median.
-// Run: npm run bench:orders   (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_RUNS, BENCH_TOPOLOGY=split|single)
+// Each of BENCH_RUNS runs measures all four, in turns; the ratio lines give every run and the median.
+// Run: npm run bench:orders   (BENCH_SECONDS, BENCH_SLICE_SECONDS, BENCH_CONCURRENCY, BENCH_RUNS, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
-import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
-import { formatResult, runLoad, type LoadResult } from "./load.js";
+import { addCpu, cpuBetween, formatCpuUsed, snapshotCpu, type CpuSnapshot, type CpuUsed } from "./cpu-accounting.js";
+import { combineResults, formatResult, runLoad, type LoadResult } from "./load.js";
 import { median, ratioLine, spread } from "./ratios.js";
 import { settleDatabase } from "./settle-database.js";
 import { startSystem } from "./system.js";
@@ -17,6 +17,15 @@ import { runTs } from "../test/support/processes.js";
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+/** Each subject's time in a run is taken in turns of this long (see measureRun). */
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
+/**
+ * Each turn first runs this long unmeasured: a subject that has waited for the others' turns
+ * starts with all its clients' requests at once and cold caches; counted, those first requests
+ * put every subject's p99 about 1.8 times higher (one run each way, 2026-11-26), and whatever work
+ * the previous turn left running (its events still being consumed) would fall into this one.
+ */
+const SLICE_WARMUP_MS = 500;
 const run = randomBytes(3).toString("hex");
 const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 const admin = { email: "bench@waybill.test", password: `pw-${randomBytes(9).toString("hex")}` };
@@ -69,7 +78,7 @@ try {
   const options = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
 
   process.stdout.write(
-    `orders-create: ${concurrency} concurrent clients, ${seconds} s per measurement, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+    `orders-create: ${concurrency} concurrent clients, ${seconds} s per subject and run in turns of ${SLICE_SECONDS} s, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
   );
   // Warm-up of every path measured (JIT, connection pools, PostgreSQL's caches), so that the
   // first measured run is not the one that pays for it.
@@ -80,23 +89,43 @@ try {
   // CPU of every process involved, per request: the services, the bare server, the load
   // generator (this process), PostgreSQL and nats-server.
   const roots = { ...system.pids, "bare server": bare.process.pid!, "floor server": floor.process.pid!, "load generator": process.pid };
-  const measured = async (run: () => Promise<LoadResult>) => {
+  // Each run measures the four subjects in slices of SLICE_SECONDS, taking turns (each round in a
+  // rotated order), rather than one after another for its whole time: this machine's speed drifts
+  // over tens of seconds (the same subject's CPU per request moved by a quarter between runs), and
+  // subjects measured side by side in short turns meet the same drift.
+  const subjects = [
+    { name: "waybill POST /v1/orders, api token", origin: base, request: waybill(token) },
+    { name: "waybill POST /v1/orders, session JWT", origin: base, request: waybill(jwt) },
+    { name: "same-work floor (koa+tx+outbox+relay)", origin: floorOrigin, request: floorRequest },
+    { name: "bare koa + pg insert (context)", origin: bareOrigin, request: bareRequest },
+  ];
+  const rounds = Math.max(1, Math.round(seconds / SLICE_SECONDS));
+  const measureRun = async () => {
+    const slices = subjects.map(() => ({ results: [] as LoadResult[], cpu: undefined as CpuUsed }));
     await settleDatabase(env.databaseUrl);
-    const before = snapshotCpu(roots);
-    const result = await run();
-    return { result, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.requests) };
+    for (let round = 0; round < rounds; round++) {
+      for (let turn = 0; turn < subjects.length; turn++) {
+        const i = (round + turn) % subjects.length;
+        await settleDatabase(env.databaseUrl, { checkpoint: false });
+        let before: CpuSnapshot | undefined;
+        const onMeasuring = () => (before = snapshotCpu(roots));
+        const slice = { ...options, durationMs: SLICE_SECONDS * 1000, warmupMs: SLICE_WARMUP_MS, onMeasuring };
+        slices[i].results.push(await runLoad(subjects[i].origin, subjects[i].request, slice));
+        slices[i].cpu = addCpu(slices[i].cpu, cpuBetween(before, snapshotCpu(roots)));
+      }
+    }
+    return slices.map(({ results, cpu }) => {
+      const result = combineResults(results);
+      return { result, cpu: formatCpuUsed(cpu, result.requests) };
+    });
   };
   const perRun = { token: [] as number[], jwt: [] as number[], floor: [] as number[], bare: [] as number[], p99: [] as number[], floorP99: [] as number[] };
   for (let i = 1; i <= runs; i++) {
-    const withToken = await measured(() => runLoad(base, waybill(token), options));
-    const withJwt = await measured(() => runLoad(base, waybill(jwt), options));
-    const sameWork = await measured(() => runLoad(floorOrigin, floorRequest, options));
-    const baseline = await measured(() => runLoad(bareOrigin, bareRequest, options));
+    const [withToken, withJwt, sameWork, baseline] = await measureRun();
     process.stdout.write(`-- run ${i} of ${runs}\n`);
-    process.stdout.write(`${formatResult("waybill POST /v1/orders, api token", withToken.result)}\n${withToken.cpu}\n`);
-    process.stdout.write(`${formatResult("waybill POST /v1/orders, session JWT", withJwt.result)}\n${withJwt.cpu}\n`);
-    process.stdout.write(`${formatResult("same-work floor (koa+tx+outbox+relay)", sameWork.result)}\n${sameWork.cpu}\n`);
-    process.stdout.write(`${formatResult("bare koa + pg insert (context)", baseline.result)}\n${baseline.cpu}\n`);
+    for (const [j, measured] of [withToken, withJwt, sameWork, baseline].entries()) {
+      process.stdout.write(`${formatResult(subjects[j].name, measured.result)}\n${measured.cpu}\n`);
+    }
     perRun.token.push(withToken.result.perSecond);
     perRun.jwt.push(withJwt.result.perSecond);
     perRun.floor.push(sameWork.result.perSecond);

@@ -6,11 +6,13 @@
 // a p99 about 50 ms above the same path measured second (bench:orders, 2026-11-26).
 import pg from "pg";
 
-export async function settleDatabase(databaseUrl: string): Promise<void> {
+/** `checkpoint: false`: only the vacuum (between short slices of one run, see bench:orders). */
+export async function settleDatabase(databaseUrl: string, options: { checkpoint?: boolean } = {}): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query("VACUUM (ANALYZE)");
+    if (options.checkpoint === false) return;
     // CHECKPOINT needs a superuser or pg_checkpoint; without either the measurement goes on.
     await client.query("CHECKPOINT").catch((error: Error) => process.stderr.write(`settle: no CHECKPOINT (${error.message})\n`));
   } finally {
