@@ -1,7 +1,7 @@
 // Starts Waybill for a benchmark the way it is deployed: each service in its own process
 // (BENCH_TOPOLOGY=split, the default), or all in one process as `npm start` does (=single).
 import { freePorts } from "../services/launcher/ports.js";
-import { runTs, type Child } from "../test/support/processes.js";
+import { runJs, runTs, type Child } from "../test/support/processes.js";
 
 export interface RunningSystem {
   baseUrl: string;
@@ -54,7 +54,10 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
   const pids: Record<string, number> = {};
   const start = async (service: string, extra: Record<string, string>) => {
     const opsPort = opsPorts.get(service);
-    const child = runTs(`services/${service}/main.ts`, { ...common, ...urls, ...(opsPort ? { OPS_PORT: String(opsPort) } : {}), ...extra });
+    const env = { ...common, ...urls, ...(opsPort ? { OPS_PORT: String(opsPort) } : {}), ...extra };
+    // BENCH_COMPILED=1: the services as the image runs them, from `npm run build`'s dist/ (its
+    // profiles also name every function by its line, which tsx's one-line output does not).
+    const child = process.env.BENCH_COMPILED === "1" ? runJs(`services/${service}/dist/main.js`, env) : runTs(`services/${service}/main.ts`, env);
     children.push(child);
     pids[service] = child.process.pid!;
     const port = extra.HTTP_PORT ?? String(opsPort); // the edge serves /readyz on its HTTP port
