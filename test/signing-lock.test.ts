@@ -102,6 +102,17 @@ describe("signing locks", () => {
     expect(rows).toEqual([{ state: "active" }]); // this query itself: no transaction left open
   });
 
+  it("lets go of both batches' locks when the read that carries the first one's COMMIT fails", async () => {
+    expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "first" }]), (rows) => rows)).toEqual([{ n: 1, name: "first" }]);
+    const broken: LockedRead = { ...read([]), argument: "not json" };
+    await expect(withSigningLocks(pool, ["hook_b"], broken, (rows) => rows)).rejects.toThrow(/json/i);
+    await eventually(allIdle);
+    expect(await rotationCouldLock("hook_a")).toBe(true);
+    expect(await rotationCouldLock("hook_b")).toBe(true);
+    expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "after" }]), (rows) => rows)).toEqual([{ n: 1, name: "after" }]);
+    await eventually(allIdle);
+  });
+
   it("lets go of the locks and the connection when the signing fails", async () => {
     await expect(
       withSigningLocks(pool, ["hook_a"], read([]), () => {
