@@ -16,18 +16,29 @@ function settlement(): Settlement & { ack: ReturnType<typeof vi.fn>; working: Re
 
 const attempted = { kind: "attempted", execution: {}, retryInMs: null, receiverFault: false } as unknown as AttemptOutcome;
 
+/**
+ * A deliverer whose attempts each wait until the test lets them go (`release(id)`): with the
+ * receiver's answer (`sent`) before that wait (the wait is the record) or after it (the wait is the request).
+ */
+function gatedDeliverer(answered: "before the wait" | "after the wait") {
+  const started: string[] = [];
+  const gates = new Map<string, () => void>();
+  const deliverer: Deliverer = {
+    async attempt(d, _signal, sent) {
+      started.push(d.deliveryId);
+      if (answered === "before the wait") sent?.();
+      await new Promise<void>((resolve) => gates.set(d.deliveryId, resolve));
+      if (answered === "after the wait") sent?.();
+      return attempted;
+    },
+  };
+  return { deliverer, started, release: (deliveryId: string) => gates.get(deliveryId)!() };
+}
+
 describe("delivery scheduler", () => {
   it("frees a hook's place once the receiver answered, and settles the delivery after its record", async () => {
-    const started: string[] = [];
-    const recorded = new Map<string, () => void>();
-    const deliverer: Deliverer = {
-      async attempt(d, _signal, sent) {
-        started.push(d.deliveryId);
-        sent?.(); // the receiver has answered; recording it takes a while
-        await new Promise<void>((resolve) => recorded.set(d.deliveryId, resolve));
-        return attempted;
-      },
-    };
+    // The receiver answers at once; recording the attempt takes until the test lets it finish.
+    const { deliverer, started, release: recorded } = gatedDeliverer("before the wait");
     const scheduler = createDeliveryScheduler({ deliverer, logger, perHook: 1, ackWaitMs: 60_000 });
     const first = settlement();
     const second = settlement();
@@ -36,7 +47,7 @@ describe("delivery scheduler", () => {
     await vi.waitFor(() => expect(started).toEqual(["dlv_1", "dlv_2"]));
     // With one place per hook, the second request went out while the first was still being recorded.
     expect(first.ack).not.toHaveBeenCalled();
-    recorded.get("dlv_1")!();
+    recorded("dlv_1");
     await vi.waitFor(() => expect(first.ack).toHaveBeenCalledOnce());
     expect(second.ack).not.toHaveBeenCalled();
 
@@ -45,31 +56,22 @@ describe("delivery scheduler", () => {
     const stopping = scheduler.stop().then(() => (stopped = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stopped).toBe(false);
-    recorded.get("dlv_2")!();
+    recorded("dlv_2");
     await stopping;
     expect(second.ack).toHaveBeenCalledOnce();
   });
 
   it("holds a hook's place until the receiver answered", async () => {
-    const started: string[] = [];
-    const answer = new Map<string, () => void>();
-    const deliverer: Deliverer = {
-      async attempt(d, _signal, sent) {
-        started.push(d.deliveryId);
-        await new Promise<void>((resolve) => answer.set(d.deliveryId, resolve));
-        sent?.();
-        return attempted;
-      },
-    };
+    const { deliverer, started, release: answer } = gatedDeliverer("after the wait");
     const scheduler = createDeliveryScheduler({ deliverer, logger, perHook: 1, ackWaitMs: 60_000 });
     scheduler.submit({ delivery: delivery("dlv_1"), settle: settlement() });
     scheduler.submit({ delivery: delivery("dlv_2"), settle: settlement() });
     await vi.waitFor(() => expect(started).toEqual(["dlv_1"]));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(started).toEqual(["dlv_1"]);
-    answer.get("dlv_1")!();
+    answer("dlv_1");
     await vi.waitFor(() => expect(started).toEqual(["dlv_1", "dlv_2"]));
-    answer.get("dlv_2")!();
+    answer("dlv_2");
     await scheduler.stop();
   });
 });
