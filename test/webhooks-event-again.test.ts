@@ -12,17 +12,26 @@ import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "@way
 import { client, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
-import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+import { createGate, createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
 let stack: Stack;
 let call: Call;
 let receiver: TestReceiver;
 let tenantId: string;
+/** Customers whose first delivery's answer the receiver holds until the gate opens. */
+const held = new Map<string, ReturnType<typeof createGate>>();
 
 beforeAll(async () => {
   stack = await startStack({ extraEnv: LOOPBACK_RECEIVERS });
   call = client(stack);
-  receiver = await startReceiver();
+  receiver = await startReceiver(async (_, request) => {
+    const gate = held.get(request.json?.customerId);
+    if (gate) {
+      held.delete(request.json.customerId);
+      await gate.passed;
+    }
+    return { status: 200, body: "ok" };
+  });
   const hook = await createHook(call, { url: receiver.url, on: "customer.created" });
   tenantId = await withDispatcherDb(
     async (db) => (await db.query<{ tenant_id: string }>("SELECT tenant_id FROM hooks WHERE id = $1", [hook.id])).rows[0].tenant_id,
@@ -97,6 +106,23 @@ describe("an event the dispatcher recorded before, arriving as if new", () => {
     await arrival(event.customerId);
     await publish(event, `${event.id}-again`);
     // A later event on the same hook arrives after the copy has been taken and settled.
+    const later = customerCreated();
+    await publish(later);
+    await arrival(later.customerId);
+    await sleep(200);
+    expect(receivedFor(event.customerId)).toHaveLength(1);
+  });
+
+  it("is not delivered a second time when it comes again while its first delivery awaits the answer", async () => {
+    const event = customerCreated();
+    const gate = createGate();
+    held.set(event.customerId, gate);
+    await publish(event);
+    await arrival(event.customerId);
+    // The copy is taken while the receiver holds its answer: nothing is recorded of the delivery yet.
+    await publish(event, `${event.id}-again`);
+    await sleep(500);
+    gate.open();
     const later = customerCreated();
     await publish(later);
     await arrival(later.customerId);

@@ -111,50 +111,68 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     return { kind: "send", url: state.url, attempt };
   }
 
+  // Attempts of a delivery in progress here, by delivery id. A copy of an event that arrives while
+  // its delivery is on its way (sent, not recorded yet) would read no execution and be sent again;
+  // it waits for that attempt instead and then reads what it recorded.
+  const inProgress = new Map<string, Promise<unknown>>();
+
   return {
-    async attempt(delivery, signal, sent) {
-      const prepared = await prepare(delivery);
-      if (prepared.kind === "skip") return prepared.outcome;
-      const { url, attempt, headers } = prepared;
-
-      const result: SendResult = headers
-        ? await deps.sender.send(url, delivery.eventJson, headers, signal)
-        : {
-            requestedAt: new Date(now()),
-            durationMs: 0,
-            ok: false,
-            statusCode: null,
-            responseBody: null,
-            responseHeaders: {},
-            error: "secret unavailable",
-            receiverFault: false,
-            aborted: false,
-          };
-      sent?.();
-      if (result.aborted) return { kind: "aborted" };
-
-      const retryInMs =
-        result.ok || delivery.trigger !== "event"
-          ? null
-          : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
-      const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
-      const execution = await record({
-        tenantId: delivery.tenantId,
-        hookId: delivery.hookId,
-        deliveryId: delivery.deliveryId,
-        eventId: delivery.eventId,
-        eventKind: delivery.eventKind,
-        trigger,
-        attempt,
-        url,
-        result,
-        nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
-      });
-      if (!execution) return { kind: "dropped", reason: "hook gone" };
-      return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
+    attempt(delivery, signal, sent) {
+      const earlier = inProgress.get(delivery.deliveryId);
+      const run = earlier ? earlier.then(nothing, nothing).then(() => attemptNow(delivery, signal, sent)) : attemptNow(delivery, signal, sent);
+      inProgress.set(delivery.deliveryId, run);
+      const forget = () => {
+        if (inProgress.get(delivery.deliveryId) === run) inProgress.delete(delivery.deliveryId);
+      };
+      run.then(forget, forget);
+      return run;
     },
   };
+
+  async function attemptNow(delivery: Delivery, signal?: AbortSignal, sent?: () => void): Promise<AttemptOutcome> {
+    const prepared = await prepare(delivery);
+    if (prepared.kind === "skip") return prepared.outcome;
+    const { url, attempt, headers } = prepared;
+
+    const result: SendResult = headers
+      ? await deps.sender.send(url, delivery.eventJson, headers, signal)
+      : {
+          requestedAt: new Date(now()),
+          durationMs: 0,
+          ok: false,
+          statusCode: null,
+          responseBody: null,
+          responseHeaders: {},
+          error: "secret unavailable",
+          receiverFault: false,
+          aborted: false,
+        };
+    sent?.();
+    if (result.aborted) return { kind: "aborted" };
+
+    const retryInMs =
+      result.ok || delivery.trigger !== "event"
+        ? null
+        : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
+    const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
+    const execution = await record({
+      tenantId: delivery.tenantId,
+      hookId: delivery.hookId,
+      deliveryId: delivery.deliveryId,
+      eventId: delivery.eventId,
+      eventKind: delivery.eventKind,
+      trigger,
+      attempt,
+      url,
+      result,
+      nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
+    });
+    if (!execution) return { kind: "dropped", reason: "hook gone" };
+    return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
+  }
 }
+
+const nothing = () => {};
 
 type Decision = { kind: "skip"; outcome: AttemptOutcome } | { kind: "send"; url: string; attempt: number };
 /** A decided delivery; one to send carries its signed headers (null: the secret cannot be opened). */
