@@ -52,12 +52,18 @@ export function unary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Re
       try {
         callback(null, await fn(call.request));
       } catch (thrown) {
-        const error = toAppError(thrown);
-        if (error.status >= 500) logger.error({ err: thrown, path: call.getPath() }, "gRPC handler failed");
+        const error = handlerError(logger, thrown, call.getPath());
         callback({ code: grpcStatusOf(error), details: JSON.stringify(error.toProblem()) } as Partial<ServiceError> as ServiceError, null);
       }
     });
   };
+}
+
+/** What a handler threw, as the AppError its caller gets; logged when it is the service's fault. */
+export function handlerError(logger: Logger, thrown: unknown, path: string): AppError {
+  const error = toAppError(thrown);
+  if (error.status >= 500) logger.error({ err: thrown, path }, "gRPC handler failed");
+  return error;
 }
 
 function first(metadata: Metadata, key: string): string | undefined {
@@ -98,7 +104,7 @@ export async function startGrpcServer(host: string, port: number, services: [Ser
   };
 }
 
-type UnaryMethod<Req, Res> = (
+export type UnaryMethod<Req, Res> = (
   request: Req,
   metadata: Metadata,
   options: Partial<CallOptions>,
@@ -114,6 +120,11 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
     metadata.set(TRANSACTION_ID_HEADER, context.transactionId);
     metadata.set(TRACEPARENT_HEADER, context.traceparent);
   }
+  return sendUnary(method, request, metadata, deadlineMs);
+}
+
+/** Calls a unary method with the given metadata and a deadline; errors become AppErrors. */
+export function sendUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata = new Metadata(), deadlineMs = GRPC_DEADLINE_MS): Promise<Res> {
   return new Promise((resolve, reject) => {
     method(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
       if (error) reject(fromServiceError(error));
@@ -122,7 +133,8 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
   });
 }
 
-function fromServiceError(error: ServiceError): AppError {
+/** The AppError a caller sees for a failed call: the callee's own error, or what the transport says. */
+export function fromServiceError(error: ServiceError): AppError {
   try {
     const problem = JSON.parse(error.details) as ProblemDetails;
     if (typeof problem.code === "string" && typeof problem.status === "number") return errorFromProblem(problem);

@@ -1,12 +1,15 @@
 // /v1/orders: thin adapters from HTTP to the orders service.
-import type { Order, OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
+import type { CreateOrderRequest, Order, OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
 import { callUnary } from "@waybill/platform/grpc.js";
+import { batchingCaller } from "@waybill/platform/grpc-batch.js";
 import { nullsFor, toPatchMessage } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
 import { changeOrderStatusBody, createOrderBody, listOrdersQuery, orderOutput, updateOrderBody } from "../schemas/orders.js";
 
 export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
+  // New orders that arrive together go to the orders service as one call (grpc-batch.ts).
+  const createOrder = batchingCaller(orders.createOrders.bind(orders), orders.createOrder.bind(orders), { weightOf: orderWeight });
   route(
     api,
     {
@@ -22,7 +25,7 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
       idempotent: true,
     },
     async ({ body, principal, idempotency }) => {
-      const { order, replayed } = await callUnary(orders.createOrder.bind(orders), {
+      const { order, replayed } = await createOrder({
         tenantId: principal.tenantId,
         ...body,
         orderItems: body.orderItems.map((item) => ({ ...item, price: String(item.price) })),
@@ -95,4 +98,16 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
 
 function orderOut(order: Order) {
   return nullsFor(order, ["dueDate"]);
+}
+
+/**
+ * An upper bound of a new order's encoded size: its strings at 3 bytes per UTF-16 unit (the most
+ * UTF-8 takes for one), plus a few bytes of framing per field.
+ */
+function orderWeight(request: CreateOrderRequest): number {
+  const { tenantId, shortId, customerId, dueDate, idempotency } = request;
+  let units =
+    tenantId.length + shortId.length + customerId.length + (dueDate?.length ?? 0) + (idempotency ? idempotency.key.length + idempotency.requestHash.length : 0);
+  for (const item of request.orderItems) units += item.productId.length + item.price.length;
+  return 64 + 3 * units + 16 * request.orderItems.length;
 }

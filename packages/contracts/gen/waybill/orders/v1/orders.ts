@@ -49,6 +49,34 @@ export interface CreateOrderResponse {
   replayed: boolean;
 }
 
+export interface CreateOrdersRequest {
+  calls: CreateOrderCall[];
+}
+
+/**
+ * One CreateOrder call inside CreateOrders, with the request context a single call carries in its
+ * metadata.
+ */
+export interface CreateOrderCall {
+  request: CreateOrderRequest | undefined;
+  requestId: string;
+  transactionId: string;
+  traceparent: string;
+}
+
+export interface CreateOrdersResponse {
+  /** One per call, in the calls' order. */
+  results: CreateOrderResult[];
+}
+
+export interface CreateOrderResult {
+  answer?:
+    | CreateOrderResponse
+    | undefined;
+  /** The call's error as problem JSON (RFC 9457), as a single call's status details carry it. */
+  problemJson?: string | undefined;
+}
+
 export interface GetOrderRequest {
   tenantId: string;
   id: string;
@@ -665,6 +693,364 @@ export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
     const message = createBaseCreateOrderResponse();
     message.order = (object.order !== undefined && object.order !== null) ? Order.fromPartial(object.order) : undefined;
     message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseCreateOrdersRequest(): CreateOrdersRequest {
+  return { calls: [] };
+}
+
+export const CreateOrdersRequest: MessageFns<CreateOrdersRequest> = {
+  encode(message: CreateOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      CreateOrderCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(CreateOrderCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrdersRequest {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => CreateOrderCall.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CreateOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => CreateOrderCall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrdersRequest>, I>>(base?: I): CreateOrdersRequest {
+    return CreateOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrdersRequest>, I>>(object: I): CreateOrdersRequest {
+    const message = createBaseCreateOrdersRequest();
+    message.calls = object.calls?.map((e) => CreateOrderCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateOrderCall(): CreateOrderCall {
+  return { request: undefined, requestId: "", transactionId: "", traceparent: "" };
+}
+
+export const CreateOrderCall: MessageFns<CreateOrderCall> = {
+  encode(message: CreateOrderCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request !== undefined) {
+      CreateOrderRequest.encode(message.request, writer.uint32(10).fork()).join();
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    if (message.transactionId !== "") {
+      writer.uint32(26).string(message.transactionId);
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(34).string(message.traceparent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrderCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrderCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request = CreateOrderRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.transactionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrderCall {
+    return {
+      request: isSet(object.request) ? CreateOrderRequest.fromJSON(object.request) : undefined,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      transactionId: isSet(object.transactionId)
+        ? globalThis.String(object.transactionId)
+        : isSet(object.transaction_id)
+        ? globalThis.String(object.transaction_id)
+        : "",
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
+    };
+  },
+
+  toJSON(message: CreateOrderCall): unknown {
+    const obj: any = {};
+    if (message.request !== undefined) {
+      obj.request = CreateOrderRequest.toJSON(message.request);
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.transactionId !== "") {
+      obj.transactionId = message.transactionId;
+    }
+    if (message.traceparent !== "") {
+      obj.traceparent = message.traceparent;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrderCall>, I>>(base?: I): CreateOrderCall {
+    return CreateOrderCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrderCall>, I>>(object: I): CreateOrderCall {
+    const message = createBaseCreateOrderCall();
+    message.request = (object.request !== undefined && object.request !== null)
+      ? CreateOrderRequest.fromPartial(object.request)
+      : undefined;
+    message.requestId = object.requestId ?? "";
+    message.transactionId = object.transactionId ?? "";
+    message.traceparent = object.traceparent ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateOrdersResponse(): CreateOrdersResponse {
+  return { results: [] };
+}
+
+export const CreateOrdersResponse: MessageFns<CreateOrdersResponse> = {
+  encode(message: CreateOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      CreateOrderResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(CreateOrderResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrdersResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => CreateOrderResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CreateOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => CreateOrderResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrdersResponse>, I>>(base?: I): CreateOrdersResponse {
+    return CreateOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrdersResponse>, I>>(object: I): CreateOrdersResponse {
+    const message = createBaseCreateOrdersResponse();
+    message.results = object.results?.map((e) => CreateOrderResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreateOrderResult(): CreateOrderResult {
+  return { answer: undefined, problemJson: undefined };
+}
+
+export const CreateOrderResult: MessageFns<CreateOrderResult> = {
+  encode(message: CreateOrderResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.answer !== undefined) {
+      CreateOrderResponse.encode(message.answer, writer.uint32(10).fork()).join();
+    }
+    if (message.problemJson !== undefined) {
+      writer.uint32(18).string(message.problemJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateOrderResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateOrderResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.answer = CreateOrderResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.problemJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateOrderResult {
+    return {
+      answer: isSet(object.answer) ? CreateOrderResponse.fromJSON(object.answer) : undefined,
+      problemJson: isSet(object.problemJson)
+        ? globalThis.String(object.problemJson)
+        : isSet(object.problem_json)
+        ? globalThis.String(object.problem_json)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateOrderResult): unknown {
+    const obj: any = {};
+    if (message.answer !== undefined) {
+      obj.answer = CreateOrderResponse.toJSON(message.answer);
+    }
+    if (message.problemJson !== undefined) {
+      obj.problemJson = message.problemJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateOrderResult>, I>>(base?: I): CreateOrderResult {
+    return CreateOrderResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateOrderResult>, I>>(object: I): CreateOrderResult {
+    const message = createBaseCreateOrderResult();
+    message.answer = (object.answer !== undefined && object.answer !== null)
+      ? CreateOrderResponse.fromPartial(object.answer)
+      : undefined;
+    message.problemJson = object.problemJson ?? undefined;
     return message;
   },
 };
@@ -4414,6 +4800,20 @@ export const OrdersServiceService = {
     responseSerialize: (value: CreateOrderResponse): Buffer => Buffer.from(CreateOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateOrderResponse => CreateOrderResponse.decode(value),
   },
+  /**
+   * Several CreateOrder calls in one: the edge sends the orders that reach it together as one call
+   * instead of one HTTP/2 stream each. Each call is decided on its own and has its own result.
+   */
+  createOrders: {
+    path: "/waybill.orders.v1.OrdersService/CreateOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateOrdersRequest): Buffer => Buffer.from(CreateOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateOrdersRequest => CreateOrdersRequest.decode(value),
+    responseSerialize: (value: CreateOrdersResponse): Buffer =>
+      Buffer.from(CreateOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateOrdersResponse => CreateOrdersResponse.decode(value),
+  },
   getOrder: {
     path: "/waybill.orders.v1.OrdersService/GetOrder" as const,
     requestStream: false as const,
@@ -4563,6 +4963,11 @@ export const OrdersServiceService = {
 
 export interface OrdersServiceServer extends UntypedServiceImplementation {
   createOrder: handleUnaryCall<CreateOrderRequest, CreateOrderResponse>;
+  /**
+   * Several CreateOrder calls in one: the edge sends the orders that reach it together as one call
+   * instead of one HTTP/2 stream each. Each call is decided on its own and has its own result.
+   */
+  createOrders: handleUnaryCall<CreateOrdersRequest, CreateOrdersResponse>;
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /** Newest first, optionally filtered by status and customer. */
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
@@ -4607,6 +5012,25 @@ export interface OrdersServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Several CreateOrder calls in one: the edge sends the orders that reach it together as one call
+   * instead of one HTTP/2 stream each. Each call is decided on its own and has its own result.
+   */
+  createOrders(
+    request: CreateOrdersRequest,
+    callback: (error: ServiceError | null, response: CreateOrdersResponse) => void,
+  ): ClientUnaryCall;
+  createOrders(
+    request: CreateOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateOrdersResponse) => void,
+  ): ClientUnaryCall;
+  createOrders(
+    request: CreateOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateOrdersResponse) => void,
   ): ClientUnaryCall;
   getOrder(
     request: GetOrderRequest,
