@@ -10,6 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { formatResult, runLoad } from "./load.js";
 import { ratioLine } from "./ratios.js";
 import { seedEvents, seedExecutions, seedOrders } from "./scale-seed.js";
@@ -97,6 +98,7 @@ try {
   process.stdout.write(`${formatResult("orders, seeded database", full)}\n`);
   process.stdout.write(ratioLine("orders seeded / empty", full.perSecond / empty.perSecond, 0.8));
 
+  const roots = { ...system.pids, "load generator": process.pid };
   const reads = { concurrency: 8, durationMs: Math.max(3_000, (seconds * 1000) / 2), expectStatus: 200 };
   const get = (path: string) => () => ({ method: "GET" as const, path, headers: json });
   for (const [name, path] of [
@@ -107,8 +109,9 @@ try {
     // Warm, as every measured path here: the first seconds of a path's load pay for compiling its
     // code (the optimising compiler's threads are CPU of the same processes).
     await runLoad(system.baseUrl, get(path), { ...reads, durationMs: 2_000 });
+    const cpuBefore = snapshotCpu(roots);
     const result = await runLoad(system.baseUrl, get(path), reads);
-    process.stdout.write(`${formatResult(name, result)}\n`);
+    process.stdout.write(`${formatResult(name, result)}\n${formatCpuPerRequest(cpuBefore, snapshotCpu(roots), result.requests)}\n`);
     process.stdout.write(`latency ${name} p99 ms: ${result.p99Ms.toFixed(1)} (target < 25)\n`);
   }
   // Deep paging: follow nextCursor through the log, timing each page.
