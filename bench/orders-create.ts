@@ -6,26 +6,16 @@
 // Each of BENCH_RUNS runs measures all four, in turns; the ratio lines give every run and the median.
 // Run: npm run bench:orders   (BENCH_SECONDS, BENCH_SLICE_SECONDS, BENCH_CONCURRENCY, BENCH_RUNS, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
-import { addCpu, cpuBetween, formatCpuUsed, snapshotCpu, type CpuSnapshot, type CpuUsed } from "./cpu-accounting.js";
-import { combineResults, formatResult, runLoad, type LoadResult } from "./load.js";
+import { formatResult, runLoad } from "./load.js";
 import { median, ratioLine, spread } from "./ratios.js";
-import { settleDatabase } from "./settle-database.js";
 import { startSystem } from "./system.js";
+import { measureInTurns, SLICE_SECONDS } from "./turns.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 import { runTs } from "../test/support/processes.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-/** Each subject's time in a run is taken in turns of this long (see measureRun). */
-const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
-/**
- * Each turn first runs this long unmeasured: a subject that has waited for the others' turns
- * starts with all its clients' requests at once and cold caches; counted, those first requests
- * put every subject's p99 about 1.8 times higher (one run each way, 2026-11-26), and whatever work
- * the previous turn left running (its events still being consumed) would fall into this one.
- */
-const SLICE_WARMUP_MS = 500;
 const run = randomBytes(3).toString("hex");
 const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 const admin = { email: "bench@waybill.test", password: `pw-${randomBytes(9).toString("hex")}` };
@@ -89,36 +79,14 @@ try {
   // CPU of every process involved, per request: the services, the bare server, the load
   // generator (this process), PostgreSQL and nats-server.
   const roots = { ...system.pids, "bare server": bare.process.pid!, "floor server": floor.process.pid!, "load generator": process.pid };
-  // Each run measures the four subjects in slices of SLICE_SECONDS, taking turns (each round in a
-  // rotated order), rather than one after another for its whole time: this machine's speed drifts
-  // over tens of seconds (the same subject's CPU per request moved by a quarter between runs), and
-  // subjects measured side by side in short turns meet the same drift.
+  // Each run measures the four subjects in turns (turns.ts).
   const subjects = [
-    { name: "waybill POST /v1/orders, api token", origin: base, request: waybill(token) },
-    { name: "waybill POST /v1/orders, session JWT", origin: base, request: waybill(jwt) },
-    { name: "same-work floor (koa+tx+outbox+relay)", origin: floorOrigin, request: floorRequest },
-    { name: "bare koa + pg insert (context)", origin: bareOrigin, request: bareRequest },
+    { name: "waybill POST /v1/orders, api token", origin: base, request: waybill(token), databaseUrl: env.databaseUrl },
+    { name: "waybill POST /v1/orders, session JWT", origin: base, request: waybill(jwt), databaseUrl: env.databaseUrl },
+    { name: "same-work floor (koa+tx+outbox+relay)", origin: floorOrigin, request: floorRequest, databaseUrl: env.databaseUrl },
+    { name: "bare koa + pg insert (context)", origin: bareOrigin, request: bareRequest, databaseUrl: env.databaseUrl },
   ];
-  const rounds = Math.max(1, Math.round(seconds / SLICE_SECONDS));
-  const measureRun = async () => {
-    const slices = subjects.map(() => ({ results: [] as LoadResult[], cpu: undefined as CpuUsed }));
-    await settleDatabase(env.databaseUrl);
-    for (let round = 0; round < rounds; round++) {
-      for (let turn = 0; turn < subjects.length; turn++) {
-        const i = (round + turn) % subjects.length;
-        await settleDatabase(env.databaseUrl, { checkpoint: false });
-        let before: CpuSnapshot | undefined;
-        const onMeasuring = () => (before = snapshotCpu(roots));
-        const slice = { ...options, durationMs: SLICE_SECONDS * 1000, warmupMs: SLICE_WARMUP_MS, onMeasuring };
-        slices[i].results.push(await runLoad(subjects[i].origin, subjects[i].request, slice));
-        slices[i].cpu = addCpu(slices[i].cpu, cpuBetween(before, snapshotCpu(roots)));
-      }
-    }
-    return slices.map(({ results, cpu }) => {
-      const result = combineResults(results);
-      return { result, cpu: formatCpuUsed(cpu, result.requests) };
-    });
-  };
+  const measureRun = () => measureInTurns(subjects, { concurrency, seconds, expectStatus: 201, roots });
   const perRun = { token: [] as number[], jwt: [] as number[], floor: [] as number[], bare: [] as number[], p99: [] as number[], floorP99: [] as number[] };
   for (let i = 1; i <= runs; i++) {
     const [withToken, withJwt, sameWork, baseline] = await measureRun();

@@ -1,6 +1,7 @@
-// Benchmark: how cost grows with data. Measures order creation on an empty database, seeds
-// SCALE_ORDERS orders, SCALE_EXECUTIONS execution rows and SCALE_EVENTS event-log rows, then
-// measures order creation again, the list endpoints' latency, paging deep into the event log,
+// Benchmark: how cost grows with data. Seeds SCALE_ORDERS orders, SCALE_EXECUTIONS execution rows
+// and SCALE_EVENTS event-log rows, then measures order creation against the same system on an
+// empty database (a twin started beside it; the two take turns, see turns.ts), the list
+// endpoints' latency, paging deep into the event log,
 // the fan-out of one event to SCALE_FANOUT_HOOKS hooks, and what one hook that never answers
 // costs SCALE_HEALTHY_HOOKS healthy ones.
 // Run: npm run bench:scale   (SCALE_ORDERS=1000000, SCALE_EXECUTIONS=5000000, SCALE_EVENTS=1000000,
@@ -12,6 +13,7 @@ import pg from "pg";
 import { createTestEnvironment } from "../test/support/environment.js";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { formatResult, runLoad } from "./load.js";
+import { measureInTurns } from "./turns.js";
 import { ratioLine } from "./ratios.js";
 import { seedEvents, seedExecutions, seedOrders } from "./scale-seed.js";
 import { settleDatabase } from "./settle-database.js";
@@ -44,22 +46,31 @@ const hanging = http.createServer(() => {}); // reads the request, never answers
 await Promise.all([receiver, hanging].map((s) => new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve))));
 const origin = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 
-const env = await createTestEnvironment();
-const system = await startSystem({
-  ...env.env,
+const systemEnv = (environment: Awaited<ReturnType<typeof createTestEnvironment>>) => ({
+  ...environment.env,
   BOOTSTRAP_API_TOKEN: token,
   RATE_LIMIT_REQUESTS: "100000000",
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
 });
+const env = await createTestEnvironment();
+const system = await startSystem(systemEnv(env));
+// The reference for order creation: the same system on a database that stays empty.
+const emptyEnv = await createTestEnvironment();
+const emptySystem = await startSystem(systemEnv(emptyEnv));
+let emptyStopped: Promise<void> | undefined;
+const stopEmpty = () => (emptyStopped ??= emptySystem.stop());
 const db = new pg.Client({ connectionString: env.databaseUrl });
 await db.connect();
 const json = { "content-type": "application/json", authorization: `Bearer ${token}` };
-const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-  const response = await fetch(`${system.baseUrl}/v1${path}`, { method, headers: json, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (response.status === 204 ? undefined : await response.json()) as T;
-};
+const apiOf =
+  (baseUrl: string) =>
+  async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${baseUrl}/v1${path}`, { method, headers: json, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (response.status === 204 ? undefined : await response.json()) as T;
+  };
+const api = apiOf(system.baseUrl);
 const waitFor = async (what: string, done: () => boolean, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
@@ -70,24 +81,37 @@ const waitFor = async (what: string, done: () => boolean, timeoutMs: number) => 
 
 try {
   const tenantId = (await db.query<{ id: string }>("SELECT id FROM identity.tenants WHERE name = 'default'")).rows[0].id;
-  const customerId = (await api<{ id: string }>("POST", "/customers", { name: "Scale Customer" })).id;
-  const productId = (await api<{ id: string }>("POST", "/products", { sku: `SCALE-${run}`, name: "Scale product", price: "19.99", currency: "EUR" })).id;
   let sequence = 0;
-  const createOrder = () => ({
-    method: "POST" as const,
-    path: "/v1/orders",
-    headers: json,
-    body: JSON.stringify({ shortId: `S-${run}-${sequence++}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 2, price: "19.99" }] }),
-  });
+  /** A customer and a product on `baseUrl`'s system, and a request that creates an order for them. */
+  const orderCreator = async (baseUrl: string) => {
+    const call = apiOf(baseUrl);
+    const customer = (await call<{ id: string }>("POST", "/customers", { name: "Scale Customer" })).id;
+    const product = (await call<{ id: string }>("POST", "/products", { sku: `SCALE-${run}`, name: "Scale product", price: "19.99", currency: "EUR" })).id;
+    return {
+      customer,
+      product,
+      request: () => ({
+        method: "POST" as const,
+        path: "/v1/orders",
+        headers: json,
+        body: JSON.stringify({
+          shortId: `S-${run}-${sequence++}`,
+          customerId: customer,
+          currency: "EUR",
+          orderItems: [{ productId: product, quantity: 2, price: "19.99" }],
+        }),
+      }),
+    };
+  };
+  const seeded = await orderCreator(system.baseUrl);
+  const customerId = seeded.customer;
+  const productId = seeded.product;
+  const emptyOrders = await orderCreator(emptySystem.baseUrl);
   const load = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
+  const prefixed = (prefix: string, pids: Record<string, number>) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [prefix + name, pid]));
   process.stdout.write(
     `scale: ${orders.toLocaleString("en")} orders, ${executions.toLocaleString("en")} executions, ${eventRows.toLocaleString("en")} events; ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
   );
-
-  await runLoad(system.baseUrl, createOrder, { ...load, durationMs: 3_000 }); // warm-up
-  await settleDatabase(env.databaseUrl, VACUUM_ONLY);
-  const empty = await runLoad(system.baseUrl, createOrder, load);
-  process.stdout.write(`${formatResult("orders, empty database", empty)}\n`);
 
   const history = await api<{ id: string }>("POST", "/hooks", { name: "history", url: `${origin(receiver)}/history`, on: "product.deleted" });
   const seedStarted = performance.now();
@@ -96,14 +120,21 @@ try {
   await seedEvents(db, tenantId, eventRows);
   process.stdout.write(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s\n`);
 
-  // The seed's WAL (gigabytes) is checkpointed here, not during the measurements that follow;
-  // before each measurement the previous one's rows are vacuumed (settle-database.ts).
-  await settleDatabase(env.databaseUrl);
-  await runLoad(system.baseUrl, createOrder, { ...load, durationMs: 3_000 });
-  await settleDatabase(env.databaseUrl, VACUUM_ONLY);
-  const full = await runLoad(system.baseUrl, createOrder, load);
-  process.stdout.write(`${formatResult("orders, seeded database", full)}\n`);
-  process.stdout.write(ratioLine("orders seeded / empty", full.perSecond / empty.perSecond, 0.8));
+  // The seed's WAL (gigabytes) is checkpointed before the measurements, not during them; each
+  // measurement starts from a vacuumed database (settle-database.ts).
+  await runLoad(system.baseUrl, seeded.request, { ...load, durationMs: 3_000 }); // warm-up
+  await runLoad(emptySystem.baseUrl, emptyOrders.request, { ...load, durationMs: 3_000 });
+  const [full, empty] = await measureInTurns(
+    [
+      { name: "orders, seeded database", origin: system.baseUrl, request: seeded.request, databaseUrl: env.databaseUrl },
+      { name: "orders, empty database", origin: emptySystem.baseUrl, request: emptyOrders.request, databaseUrl: emptyEnv.databaseUrl },
+    ],
+    { concurrency, seconds, expectStatus: 201, roots: { ...system.pids, ...prefixed("empty ", emptySystem.pids), "load generator": process.pid } },
+  );
+  process.stdout.write(`${formatResult("orders, empty database", empty.result)}\n${empty.cpu}\n`);
+  process.stdout.write(`${formatResult("orders, seeded database", full.result)}\n${full.cpu}\n`);
+  process.stdout.write(ratioLine("orders seeded / empty", full.result.perSecond / empty.result.perSecond, 0.8));
+  await stopEmpty(); // the rest measures the seeded system alone
 
   const roots = { ...system.pids, "load generator": process.pid };
   const reads = { concurrency: 8, durationMs: Math.max(3_000, (seconds * 1000) / 2), expectStatus: 200 };
@@ -184,8 +215,9 @@ try {
   process.stdout.write(ratioLine("healthy hooks with a hanging one / without", withHanging / without, 0.9));
 } finally {
   await db.end();
-  await system.stop();
+  await Promise.allSettled([system.stop(), stopEmpty()]);
   await env.cleanup();
+  await emptyEnv.cleanup();
   receiver.closeAllConnections();
   hanging.closeAllConnections();
   receiver.close();
