@@ -219,16 +219,22 @@ const LOCK_ORDER = preparedStatement("orders_lock_order", `SELECT ${ORDER_COLUMN
 // PostgreSQL took the primary key backwards past every newer order of another status (10 ms
 // instead of 0.2 behind 30 000 pending). One row more than the page says whether another follows.
 const amount = (column: string) => storedAmountSql(column, "o.scale");
-const LIST_ORDERS_JSON = preparedStatement(
-  "orders_list_orders_json",
-  `WITH chosen AS (
-     SELECT id, short_id, customer_id, due_date, currency, status, total, created_at, updated_at, items_json
-       FROM orders
-      WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR customer_id = $3)
-        AND ($4::text IS NULL OR id < $4)
-      ORDER BY id DESC LIMIT $5 + 1),
+/** A page of orders as JSON, given its WHERE conditions ($2 the page size, $3 the currencies' scales). */
+const listOrdersJsonSql = (conditions: string) =>
+  // The page's ids first, from the index of its filter alone (status or customer, then id); its
+  // rows then by primary key, one by one (LATERAL … OFFSET 0 keeps that a nested loop). Asked for
+  // the rows at once, PostgreSQL walked the primary key newest first and filtered: it takes the
+  // matches to be spread evenly, and behind 20 000 newer pending orders a page of 20 completed
+  // ones read all of them (4.4 ms instead of 0.2).
+  `WITH ids AS (
+     SELECT id FROM orders WHERE ${conditions} ORDER BY id DESC LIMIT $2 + 1),
+   chosen AS (
+     SELECT o.id, o.short_id, o.customer_id, o.due_date, o.currency, o.status, o.total, o.created_at, o.updated_at, o.items_json
+       FROM ids CROSS JOIN LATERAL (
+         SELECT id, short_id, customer_id, due_date, currency, status, total, created_at, updated_at, items_json
+           FROM orders WHERE orders.id = ids.id OFFSET 0) o),
    -- The currencies' scales are parsed once per statement, not once per amount.
-   scales AS MATERIALIZED (SELECT $6::jsonb AS scales),
+   scales AS MATERIALIZED (SELECT $3::jsonb AS scales),
    numbered AS (
      SELECT chosen.*, ${currencyScaleSql("scales.scales", "chosen.currency")} AS scale, row_number() OVER (ORDER BY id DESC) AS n
        FROM chosen, scales)
@@ -240,11 +246,33 @@ const LIST_ORDERS_JSON = preparedStatement(
                                                     ORDER BY i.line_no)
                                       FROM order_items i WHERE i.order_id = o.id), '[]'::json),
             'total', ${amount("o.total")}, 'createdAt', ${isoTimestampSql("o.created_at")}, 'updatedAt', ${isoTimestampSql("o.updated_at")})
-            ORDER BY o.id DESC) FILTER (WHERE o.n <= $5), '[]'::json)::text AS data,
-          min(o.id) FILTER (WHERE o.n <= $5) AS last_id,
-          count(*) > $5 AS more
-     FROM numbered o`,
-);
+            ORDER BY o.id DESC) FILTER (WHERE o.n <= $2), '[]'::json)::text AS data,
+          min(o.id) FILTER (WHERE o.n <= $2) AS last_id,
+          count(*) > $2 AS more
+     FROM numbered o`;
+
+/**
+ * One prepared statement per combination of filters, by its conditions: with catch-all conditions
+ * in one statement (`$2 IS NULL OR status = $2`), a plan PostgreSQL keeps for all values can use
+ * neither the status nor the customer index, nor the cursor as the index's bound.
+ */
+const listOrdersStatements = new Map<string, ReturnType<typeof preparedStatement>>();
+
+function listOrdersJsonQuery(tenantId: string, filter: OrderFilter, after: string | null) {
+  const values: unknown[] = [tenantId, filter.limit, currencyScalesJson()];
+  const conditions = ["tenant_id = $1"];
+  const where = (sql: (n: number) => string, value: unknown) => conditions.push(sql(values.push(value)));
+  if (filter.status != null) where((n) => `status = $${n}`, filter.status);
+  if (filter.customerId != null) where((n) => `customer_id = $${n}`, filter.customerId);
+  if (after != null) where((n) => `id < $${n}`, after);
+  const key = conditions.join(" AND ");
+  let statement = listOrdersStatements.get(key);
+  if (!statement) {
+    statement = preparedStatement(`orders_list_orders_json_${listOrdersStatements.size + 1}`, listOrdersJsonSql(key));
+    listOrdersStatements.set(key, statement);
+  }
+  return statement(values);
+}
 
 export async function getOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
   const { rows } = await db.query<OrderRow>(GET_ORDER([tenantId, id]));
@@ -269,9 +297,7 @@ export async function listOrdersJson(db: Queryable, tenantId: string, filter: Or
     throw new BadRequestError("invalid_query", `Unknown order status "${filter.status}".`);
   }
   const after = decodeCursor(filter.cursor);
-  const { rows } = await db.query<{ data: string; last_id: string | null; more: boolean }>(
-    LIST_ORDERS_JSON([tenantId, filter.status ?? null, filter.customerId ?? null, after, filter.limit, currencyScalesJson()]),
-  );
+  const { rows } = await db.query<{ data: string; last_id: string | null; more: boolean }>(listOrdersJsonQuery(tenantId, filter, after));
   const { data, last_id: lastId, more } = rows[0];
   return { dataJson: data, nextCursor: more && lastId ? encodeCursor(lastId) : null };
 }
