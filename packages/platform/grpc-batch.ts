@@ -5,8 +5,8 @@
 // its own result or its own error, so a caller sees what a single call would have answered.
 import { Metadata, status as GrpcStatus, type handleUnaryCall, type ServiceError } from "@grpc/grpc-js";
 import { contextFrom, currentContext, runInContext, type OperationContext } from "./context.js";
-import { errorFromProblem, InternalError, type ProblemDetails } from "./errors.js";
-import { callUnary, fromServiceError, GRPC_DEADLINE_MS, handlerError, type UnaryMethod } from "./grpc.js";
+import { InternalError } from "./errors.js";
+import { callUnary, errorFromProblemJson, fromServiceError, GRPC_DEADLINE_MS, handlerError, type UnaryMethod } from "./grpc.js";
 import type { Logger } from "./logger.js";
 
 /** Largest number of calls one batch carries. */
@@ -120,7 +120,7 @@ export function batchingCaller<Req, Res>(
       for (const [i, entry] of batch.entries()) {
         const result = response.results[i];
         if (result?.answer) entry.resolve(result.answer);
-        else entry.reject(problemOf(result?.problemJson));
+        else entry.reject(errorFromProblemJson(result?.problemJson) ?? new InternalError("A backing service answered a batched call without its result."));
       }
     }
   };
@@ -164,14 +164,4 @@ interface Waiting<Req, Res> {
   weight: number;
   resolve: (response: Res) => void;
   reject: (error: unknown) => void;
-}
-
-function problemOf(json: string | undefined): Error {
-  try {
-    const problem = JSON.parse(json ?? "") as ProblemDetails;
-    if (typeof problem.code === "string" && typeof problem.status === "number") return errorFromProblem(problem);
-  } catch {
-    // Not one of ours.
-  }
-  return new InternalError("A backing service answered a batched call without its result.");
 }

@@ -120,11 +120,6 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
     metadata.set(TRANSACTION_ID_HEADER, context.transactionId);
     metadata.set(TRACEPARENT_HEADER, context.traceparent);
   }
-  return sendUnary(method, request, metadata, deadlineMs);
-}
-
-/** Calls a unary method with the given metadata and a deadline; errors become AppErrors. */
-export function sendUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, metadata = new Metadata(), deadlineMs = GRPC_DEADLINE_MS): Promise<Res> {
   return new Promise((resolve, reject) => {
     method(request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) => {
       if (error) reject(fromServiceError(error));
@@ -135,14 +130,22 @@ export function sendUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
 
 /** The AppError a caller sees for a failed call: the callee's own error, or what the transport says. */
 export function fromServiceError(error: ServiceError): AppError {
-  try {
-    const problem = JSON.parse(error.details) as ProblemDetails;
-    if (typeof problem.code === "string" && typeof problem.status === "number") return errorFromProblem(problem);
-  } catch {
-    // Not one of ours: a transport failure.
-  }
+  const ours = errorFromProblemJson(error.details);
+  if (ours) return ours;
+  // Not one of ours: a transport failure.
   if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
     return new UnavailableError("upstream_unavailable", "A backing service did not answer; try again.");
   }
   return new UnavailableError("upstream_failed", "A backing service failed.");
+}
+
+/** The AppError a callee's problem JSON describes, or undefined when the text is not one. */
+export function errorFromProblemJson(json: string | undefined): AppError | undefined {
+  try {
+    const problem = JSON.parse(json ?? "") as ProblemDetails;
+    if (typeof problem.code === "string" && typeof problem.status === "number") return errorFromProblem(problem);
+  } catch {
+    // Not JSON.
+  }
+  return undefined;
 }
