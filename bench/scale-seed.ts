@@ -3,6 +3,7 @@
 // valid type-prefixed ids older than any the running system mints ("…_00" + a zero-padded
 // number), so seeded rows sit behind fresh ones in every newest-first list.
 import type pg from "pg";
+import { listingHeadSql } from "../services/orders/order-listing.js";
 
 const CHUNK = 250_000;
 const ORDER_STATUSES = ["pending", "pending", "ready", "inProgress", "completed", "completed", "cancelled"];
@@ -25,10 +26,12 @@ export async function seedOrders(db: pg.Client, tenantId: string, customerId: st
   const statuses = `(ARRAY[${ORDER_STATUSES.map((s) => `'${s}'`).join(",")}])[1 + g % ${ORDER_STATUSES.length}]`;
   await inChunks(count, "orders", async (from, to) => {
     await db.query(
-      `INSERT INTO orders.orders (id, tenant_id, short_id, customer_id, currency, status, total, created_at, updated_at, items_json)
-       SELECT ${oldId("ord", "g")}, $1, 'SEED-' || g, $2, 'EUR', ${statuses}, 39.98, now() - interval '1 day', now() - interval '1 day', $5::json
-       FROM generate_series($3::int, $4::int) AS g`,
-      // The one line below, as order creation writes it with the order.
+      `INSERT INTO orders.orders (id, tenant_id, short_id, customer_id, currency, status, total, created_at, updated_at, items_json, listing_head)
+       SELECT id, $1, short_id, $2, 'EUR', ${statuses}, 39.98, created_at, created_at, $5::json,
+              ${listingHeadSql({ id: "id", shortId: "short_id", currency: "'EUR'::text", orderItems: "$5::text", total: "'39.98'::text", createdAt: "created_at" })}
+       FROM generate_series($3::int, $4::int) AS g,
+            LATERAL (SELECT ${oldId("ord", "g")} AS id, 'SEED-' || g AS short_id, now() - interval '1 day' AS created_at) seeded`,
+      // The one line below, and the listing head, as order creation writes them with the order.
       [tenantId, customerId, from, to, JSON.stringify([{ productId, quantity: 2, price: "19.99" }])],
     );
     await db.query(

@@ -23,7 +23,7 @@ const item = { productId: "prd_01jc0000000000000000000001", quantity: 1, price: 
 describe("GET /v1/orders", () => {
   it("lists newest first, filters by status and customer, and pages with a cursor", async () => {
     const buyer = await createCustomer(call);
-    const orders = [];
+    const orders: { id: string; updatedAt: string }[] = [];
     for (let i = 0; i < 3; i++) orders.push(await createOrder(call, buyer, [item]));
     expect((await setOrderStatus(call, orders[0].id, "cancelled")).status).toBe(200);
 
@@ -34,6 +34,15 @@ describe("GET /v1/orders", () => {
     const page2 = await call(`/orders?customerId=${buyer}&limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
     expect(page2.body.nextCursor).toBeNull();
+    // What changed since creation shows in the list as in the order itself.
+    expect(page2.body.data[0]).toMatchObject({ status: "cancelled" });
+    expect(page2.body.data[0]).toEqual((await call(`/orders/${orders[0].id}`)).body);
+    const moved = await call(`/orders/${orders[1].id}`, { method: "PUT", json: { dueDate: "2031-05-06" } });
+    expect(moved.status).toBe(200);
+    const relisted = (await call(`/orders?customerId=${buyer}&status=pending`)).body.data.find((o: { id: string }) => o.id === orders[1].id);
+    expect(relisted).toEqual(moved.body);
+    expect(relisted.dueDate).toBe("2031-05-06T00:00:00.000Z");
+    expect(relisted.updatedAt > orders[1].updatedAt).toBe(true);
 
     expect((await call(`/orders?customerId=${buyer}&status=cancelled`)).body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
     expect((await call(`/orders?customerId=${buyer}&status=pending`)).body.data).toHaveLength(2);

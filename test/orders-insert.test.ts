@@ -144,7 +144,7 @@ describe("order creation's group commit", () => {
     expect(stored.dueDate).toBe("2026-12-01T00:00:00.000Z");
   });
 
-  it("lists an order's lines as written with it, and as order_items has them for orders written before", async () => {
+  it("lists an order as written with it, and from its columns and order_items for orders written before", async () => {
     const { value: created } = await createOrder(deps, TENANT, {
       shortId: "LINES-1",
       customerId,
@@ -162,7 +162,10 @@ describe("order creation's group commit", () => {
     const fromRow = await listed();
     expect(fromRow).toEqual(created);
     expect(JSON.stringify(fromRow?.orderItems)).toBe('[{"productId":"prd_a","quantity":1,"price":"1.500"},{"productId":"prd_b","quantity":2,"price":"0.125"}]');
-    // An order from before the column: its lines come from order_items, formatted the same way.
+    // An order from before the listing head: its fields are rendered from its columns, alike.
+    await pool.query("UPDATE orders.orders SET listing_head = NULL WHERE id = $1", [created.id]);
+    expect(await listed()).toEqual(fromRow);
+    // And from before items_json too: its lines come from order_items, formatted the same way.
     await pool.query("UPDATE orders.orders SET items_json = NULL WHERE id = $1", [created.id]);
     expect(await listed()).toEqual(fromRow);
   });

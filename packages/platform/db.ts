@@ -69,7 +69,10 @@ export function createPool({ databaseUrl, schema, max = DEFAULT_DB_POOL_MAX, app
     connectionString: withDefaultUser(databaseUrl),
     max,
     application_name: applicationName,
-    options: `-c search_path=${schema}`,
+    // No JIT: every statement here is short, and PostgreSQL compiles a plan whose estimated cost
+    // passes jit_above_cost on every execution (seen: a kept list plan costed at 350 000, 0.2 ms
+    // to run, 29 ms to compile).
+    options: `-c search_path=${schema} -c jit=off`,
     connectionTimeoutMillis: DB_CONNECTION_TIMEOUT_MS,
     idleTimeoutMillis: DB_IDLE_TIMEOUT_MS,
     statement_timeout: DB_STATEMENT_TIMEOUT_MS,

@@ -7,6 +7,7 @@ import { isoTimestampSql, type Pool, type Queryable } from "@waybill/platform/db
 import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
 import { outboxInsertFromSql, outboxRecordRows, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
+import { listingHeadSql } from "./order-listing.js";
 
 /** Orders written by one statement at most. */
 export const ORDER_INSERT_MAX_BATCH = 64;
@@ -36,13 +37,14 @@ const INSERT_ORDERS = preparedStatement(
   "orders_insert_orders",
   `WITH input AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb)
-       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total numeric,
+       AS o(id text, tenant_id text, short_id text, customer_id text, due_date timestamptz, currency text, total text,
             items_json text, events jsonb)),
    known AS (
      SELECT i.id FROM input i WHERE EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = i.tenant_id AND c.id = i.customer_id)),
    new_orders AS (
-     INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total, items_json)
-     SELECT i.id, i.tenant_id, i.short_id, i.customer_id, i.due_date, i.currency, 'pending', i.total, i.items_json::json
+     INSERT INTO orders (id, tenant_id, short_id, customer_id, due_date, currency, status, total, items_json, listing_head)
+     SELECT i.id, i.tenant_id, i.short_id, i.customer_id, i.due_date, i.currency, 'pending', i.total::numeric, i.items_json::json,
+            ${listingHeadSql({ id: "i.id", shortId: "i.short_id", currency: "i.currency", orderItems: "i.items_json", total: "i.total", createdAt: "now()" })}
        FROM input i JOIN known k ON k.id = i.id
      ON CONFLICT DO NOTHING
      RETURNING id, created_at, updated_at),

@@ -6,16 +6,7 @@ import { withTransaction } from "@waybill/platform/transactions.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
-import {
-  currencyScale,
-  currencyScaleSql,
-  currencyScalesJson,
-  formatMinorUnits,
-  formatStoredAmount,
-  isCurrency,
-  storedAmountSql,
-  toMinorUnits,
-} from "@waybill/platform/money.js";
+import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "@waybill/platform/money.js";
 import { appendEvents, outboxRecords } from "@waybill/contracts/events/outbox-events.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { decodeCursor, encodeCursor } from "@waybill/platform/pagination.js";
@@ -23,6 +14,7 @@ import { fitsAmountColumn, maxAmountText } from "./amounts.js";
 import { assertCustomerExists, customerNotFound } from "./customers.js";
 import type { OrdersDeps } from "./deps.js";
 import { insertOrders, type OrderInsert, type OrderInsertOutcome } from "./order-insert.js";
+import { listOrdersJsonQuery } from "./order-listing.js";
 import { isEditable, isOrderStatus, type OrderStatus } from "./order-status.js";
 
 export type { OrderStatus } from "./order-status.js";
@@ -211,69 +203,6 @@ const ORDER_COLUMNS = `o.id, o.short_id, o.customer_id, ${isoTimestampSql("o.due
 
 const GET_ORDER = preparedStatement("orders_get_order", `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2`);
 const LOCK_ORDER = preparedStatement("orders_lock_order", `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR UPDATE OF o`);
-// A page of orders as the HTTP API shows it, written as JSON by PostgreSQL (timestamps and amounts
-// formatted as orderFromRow does; see storedAmountSql): the orders process and the edge pass the
-// text on instead of decoding, re-encoding and re-serialising each order (a page of 100 cost about
-// 5 ms of their CPU that way; bench:scale). The page is chosen first and its items gathered after:
-// with the items' subquery in the same scan its per-row cost swamps the choice of index, and
-// PostgreSQL took the primary key backwards past every newer order of another status (10 ms
-// instead of 0.2 behind 30 000 pending). One row more than the page says whether another follows.
-const amount = (column: string) => storedAmountSql(column, "o.scale");
-/** A page of orders as JSON, given its WHERE conditions ($2 the page size, $3 the currencies' scales). */
-const listOrdersJsonSql = (conditions: string) =>
-  // The page's ids first, from the index of its filter alone (status or customer, then id); its
-  // rows then by primary key, one by one (LATERAL … OFFSET 0 keeps that a nested loop). Asked for
-  // the rows at once, PostgreSQL walked the primary key newest first and filtered: it takes the
-  // matches to be spread evenly, and behind 20 000 newer pending orders a page of 20 completed
-  // ones read all of them (4.4 ms instead of 0.2).
-  `WITH ids AS (
-     SELECT id FROM orders WHERE ${conditions} ORDER BY id DESC LIMIT $2 + 1),
-   chosen AS (
-     SELECT o.id, o.short_id, o.customer_id, o.due_date, o.currency, o.status, o.total, o.created_at, o.updated_at, o.items_json
-       FROM ids CROSS JOIN LATERAL (
-         SELECT id, short_id, customer_id, due_date, currency, status, total, created_at, updated_at, items_json
-           FROM orders WHERE orders.id = ids.id OFFSET 0) o),
-   -- The currencies' scales are parsed once per statement, not once per amount.
-   scales AS MATERIALIZED (SELECT $3::jsonb AS scales),
-   numbered AS (
-     SELECT chosen.*, ${currencyScaleSql("scales.scales", "chosen.currency")} AS scale, row_number() OVER (ORDER BY id DESC) AS n
-       FROM chosen, scales)
-   SELECT COALESCE(json_agg(json_build_object(
-            'id', o.id, 'shortId', o.short_id, 'customerId', o.customer_id, 'dueDate', ${isoTimestampSql("o.due_date")},
-            'currency', o.currency, 'status', o.status,
-            'orderItems', COALESCE(o.items_json,
-                                   (SELECT json_agg(json_build_object('productId', i.product_id, 'quantity', i.quantity, 'price', ${amount("i.price")})
-                                                    ORDER BY i.line_no)
-                                      FROM order_items i WHERE i.order_id = o.id), '[]'::json),
-            'total', ${amount("o.total")}, 'createdAt', ${isoTimestampSql("o.created_at")}, 'updatedAt', ${isoTimestampSql("o.updated_at")})
-            ORDER BY o.id DESC) FILTER (WHERE o.n <= $2), '[]'::json)::text AS data,
-          min(o.id) FILTER (WHERE o.n <= $2) AS last_id,
-          count(*) > $2 AS more
-     FROM numbered o`;
-
-/**
- * One prepared statement per combination of filters, by its conditions: with catch-all conditions
- * in one statement (`$2 IS NULL OR status = $2`), a plan PostgreSQL keeps for all values can use
- * neither the status nor the customer index, nor the cursor as the index's bound.
- */
-const listOrdersStatements = new Map<string, ReturnType<typeof preparedStatement>>();
-
-function listOrdersJsonQuery(tenantId: string, filter: OrderFilter, after: string | null) {
-  const values: unknown[] = [tenantId, filter.limit, currencyScalesJson()];
-  const conditions = ["tenant_id = $1"];
-  const where = (sql: (n: number) => string, value: unknown) => conditions.push(sql(values.push(value)));
-  if (filter.status != null) where((n) => `status = $${n}`, filter.status);
-  if (filter.customerId != null) where((n) => `customer_id = $${n}`, filter.customerId);
-  if (after != null) where((n) => `id < $${n}`, after);
-  const key = conditions.join(" AND ");
-  let statement = listOrdersStatements.get(key);
-  if (!statement) {
-    statement = preparedStatement(`orders_list_orders_json_${listOrdersStatements.size + 1}`, listOrdersJsonSql(key));
-    listOrdersStatements.set(key, statement);
-  }
-  return statement(values);
-}
-
 export async function getOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
   const { rows } = await db.query<OrderRow>(GET_ORDER([tenantId, id]));
   if (rows.length === 0) throw new NotFoundError("order_not_found", `No order ${id}.`);
@@ -291,7 +220,7 @@ export async function lockOrder(db: Queryable, tenantId: string, id: string): Pr
   return orderFromRow(rows[0]);
 }
 
-/** A page of orders, newest first, as the JSON array the HTTP API answers (see LIST_ORDERS_JSON). */
+/** A page of orders, newest first, as the JSON array the HTTP API answers (order-listing.ts). */
 export async function listOrdersJson(db: Queryable, tenantId: string, filter: OrderFilter): Promise<{ dataJson: string; nextCursor: string | null }> {
   if (filter.status !== undefined && !isOrderStatus(filter.status)) {
     throw new BadRequestError("invalid_query", `Unknown order status "${filter.status}".`);
