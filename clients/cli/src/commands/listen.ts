@@ -75,17 +75,19 @@ export function registerListen(program: Command): void {
           const hookId = listenHookId(secret);
           const kinds = options.on ?? [];
           const { print } = context;
-          print.line(
-            `Ready. Signing secret: ${secret} (hook id ${hookId}); forwarding ${kinds.length ? kinds.join(", ") : "every event"} to ${options.forwardTo}. Ctrl-C to stop.`,
-            { type: "ready", secret, hookId, forwardTo: options.forwardTo, kinds },
-          );
           const stop = new AbortController();
           const onSignal = () => stop.abort();
+          // Before Ready is printed: a Ctrl-C sent the moment that line is read must find the
+          // handler, or it kills the process (a test saw exit code null once in hundreds of runs).
           process.once("SIGINT", onSignal);
           process.once("SIGTERM", onSignal);
           let forwarded = 0;
           let lastEventId = options.after;
           try {
+            print.line(
+              `Ready. Signing secret: ${secret} (hook id ${hookId}); forwarding ${kinds.length ? kinds.join(", ") : "every event"} to ${options.forwardTo}. Ctrl-C to stop.`,
+              { type: "ready", secret, hookId, forwardTo: options.forwardTo, kinds },
+            );
             const events = streamEvents({
               baseUrl: api.baseUrl,
               token: context.token,
