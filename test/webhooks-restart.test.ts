@@ -59,8 +59,12 @@ const ids = (receiver: TestReceiver) => new Set(receiver.received.map((r) => r.j
 
 describe("killing the dispatcher process mid-delivery", () => {
   it("loses nothing: every event reaches every subscribed hook at least once, duplicates are the same event", async () => {
-    // Slow receivers keep deliveries in flight; one of them also fails now and then.
-    const slow = await startReceiver(async () => (await sleep(150), { status: 200 }));
+    // Slow receivers keep deliveries in flight; one of them also fails now and then. The slow one
+    // holds its answers until the kill, so the kill finds deliveries in flight however fast the
+    // orders come (on a slow machine, 150 ms answers kept up with them: all 30 were in before it).
+    let releaseHeld = () => {};
+    const held = new Promise<void>((resolve) => (releaseHeld = resolve));
+    const slow = await startReceiver(async () => (await held, await sleep(150), { status: 200 }));
     const flaky = await startReceiver(async (index) => (await sleep(50), index % 3 === 0 ? { status: 500 } : { status: 200 }));
     receivers.push(slow, flaky);
     // The edge reconnects to the dispatcher process by itself; until then it answers 503.
@@ -85,6 +89,7 @@ describe("killing the dispatcher process mid-delivery", () => {
     const receivedAtKill = slow.received.length;
     expect(receivedAtKill).toBeLessThan(BEFORE); // the kill came in the middle of the deliveries
     expect(await first.exited(10_000)).toBeNull(); // killed, not exited
+    releaseHeld();
 
     for (let i = 0; i < WHILE_DOWN; i++) await order();
     await startDispatcherProcess();
