@@ -288,3 +288,35 @@ describe("POST /v1/orders names existing products", () => {
     expectProblem(refused, 422, "unknown_product");
   });
 });
+
+describe("pages of the largest orders", () => {
+  it("lists 100 orders of 500 lines each, and their events, in one page each", async () => {
+    const buyer = await createCustomer(call);
+    // 500 lines at the largest price an order of 500 lines can hold: about 43 KB of JSON per order,
+    // 4.3 MB per page, more than gRPC's default 4 MiB for a message.
+    const orderItems = Array.from({ length: 500 }, () => ({ productId: item.productId, quantity: 1, price: "999999999999.99" }));
+    const shortIds = Array.from({ length: 100 }, (_, i) => `BIG-${Math.random().toString(36).slice(2, 8)}-${i}`);
+    for (let i = 0; i < shortIds.length; i += 4) {
+      await Promise.all(
+        shortIds.slice(i, i + 4).map(async (shortId) => {
+          const answer = await call("/orders", { json: { shortId, customerId: buyer, currency: "EUR", orderItems } });
+          expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(201);
+        }),
+      );
+    }
+    const page = await call(`/orders?customerId=${buyer}&limit=100`);
+    expect(page.status, JSON.stringify(page.body).slice(0, 300)).toBe(200);
+    expect(page.body.data).toHaveLength(100);
+    expect(page.body.data.every((o: { orderItems: unknown[]; total: string }) => o.orderItems.length === 500 && o.total === "499999999999995.00")).toBe(true);
+    expect(new Set(page.body.data.map((o: { shortId: string }) => o.shortId))).toEqual(new Set(shortIds));
+
+    const events = await eventually(async () => {
+      const answer = await call("/events?kind=order.created&limit=100");
+      expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
+      const big = answer.body.data.filter((e: { shortId?: string }) => e.shortId?.startsWith("BIG-"));
+      expect(big).toHaveLength(100);
+      return big;
+    });
+    expect(events[0].orderItems).toHaveLength(500);
+  }, 120_000);
+});

@@ -21,6 +21,12 @@ export const GRPC_DEADLINE_MS = 10_000;
 /** Flow-control window of each connection and call between services (see GRPC_CHANNEL_OPTIONS). */
 export const GRPC_FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
 /**
+ * Largest answer a caller takes from another service. A page of 100 of the largest orders (500
+ * lines each), or of their events, is about 4.5 MB of JSON: over gRPC's default of 4 MiB, which
+ * failed such a page with 503 upstream_failed. Requests stay limited to 4 MiB by the servers.
+ */
+export const GRPC_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
  * Options of every channel between services. Channelz bookkeeping and the retry wrapper cost CPU
  * on every call and serve nothing here (callers retry through JetStream or the client).
  */
@@ -35,6 +41,7 @@ export const GRPC_CHANNEL_OPTIONS = Object.freeze({
   // list pages answered at once (30 KB each for 100 orders) used it up, and each answer then
   // waited for a WINDOW_UPDATE round trip. The window is credit the receiver grants, not memory.
   "grpc-node.flow_control_window": GRPC_FLOW_CONTROL_WINDOW_BYTES,
+  "grpc.max_receive_message_length": GRPC_MAX_ANSWER_BYTES,
 });
 export const GRPC_SHUTDOWN_GRACE_MS = 10_000;
 /**
