@@ -34,7 +34,7 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
         limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
-      return { eventsJson: page.data, nextCursor: page.nextCursor ?? undefined };
+      return { eventsJson: page.data.map((event) => Buffer.from(event)), nextCursor: page.nextCursor ?? undefined };
     }),
     createHook: unary(logger, async (request) => {
       const created = await createHook(

@@ -55,7 +55,7 @@ export interface RouteInput<B, Q> {
 export interface Reply {
   body?: unknown;
   /** The body already serialised as JSON (a page a service wrote as JSON), sent as it is. */
-  json?: string;
+  json?: Buffer;
   /** Overrides the spec's status. */
   status?: number;
   headers?: Record<string, string>;

@@ -49,7 +49,7 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
         limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
-      return { dataJson: page.dataJson, nextCursor: page.nextCursor ?? undefined };
+      return { dataJson: Buffer.from(page.dataJson), nextCursor: page.nextCursor ?? undefined };
     }),
     updateOrder: unary(logger, async (request) => {
       const cleared = clearedSet(request.clearedFields, ["dueDate"]);

@@ -2,6 +2,7 @@
 import type { DispatcherServiceClient } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
 import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
 import { callUnary } from "@waybill/platform/grpc.js";
+import { jsonPage } from "../json-page.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
 import { eventKindsOutput, eventOutput, eventsQuery } from "../schemas/events.js";
@@ -33,8 +34,8 @@ export function eventsRoutes(api: Api, dispatcher: DispatcherServiceClient): voi
     },
     async ({ query, principal }) => {
       const page = await callUnary(dispatcher.listEvents.bind(dispatcher), { tenantId: principal.tenantId, ...query });
-      // Each event is the JSON the event log holds; the page goes out without parsing them.
-      return { json: `{"data":[${page.eventsJson.join(",")}],"nextCursor":${JSON.stringify(page.nextCursor ?? null)}}` };
+      // Each event is the JSON the event log holds; its bytes go out as they came.
+      return { json: jsonPage(page.eventsJson, page.nextCursor) };
     },
   );
 }

@@ -2,6 +2,7 @@
 import type { CreateOrderRequest, Order, OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 import { batchingCaller } from "@waybill/platform/grpc-batch.js";
+import { jsonPage } from "../json-page.js";
 import { nullsFor, toPatchMessage } from "../patch.js";
 import { route, type Api } from "../route.js";
 import { pageOf } from "../schemas/common.js";
@@ -47,8 +48,8 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
     },
     async ({ query, principal }) => {
       const page = await callUnary(orders.listOrders.bind(orders), { tenantId: principal.tenantId, ...query });
-      // The orders service wrote the page's JSON; it goes out as it came.
-      return { json: `{"data":${page.dataJson},"nextCursor":${JSON.stringify(page.nextCursor ?? null)}}` };
+      // The orders service wrote the page's JSON; its bytes go out as they came.
+      return { json: jsonPage(page.dataJson, page.nextCursor) };
     },
   );
   route(

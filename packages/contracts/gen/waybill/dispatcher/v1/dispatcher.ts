@@ -36,8 +36,12 @@ export interface ListEventsRequest {
 }
 
 export interface ListEventsResponse {
-  /** Each event as its JSON document (envelope + flat payload fields). */
-  eventsJson: string[];
+  /**
+   * Each event as its JSON document (envelope + flat payload fields), UTF-8. Bytes, not
+   * strings: the edge writes them out as they came instead of decoding and encoding them again
+   * (see ListOrdersResponse.data_json; the same on the wire).
+   */
+  eventsJson: Buffer[];
   nextCursor?: string | undefined;
 }
 
@@ -356,7 +360,7 @@ function createBaseListEventsResponse(): ListEventsResponse {
 export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   encode(message: ListEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.eventsJson) {
-      writer.uint32(10).string(v!);
+      writer.uint32(10).bytes(v!);
     }
     if (message.nextCursor !== undefined) {
       writer.uint32(18).string(message.nextCursor);
@@ -382,7 +386,7 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
               break;
             }
 
-            message.eventsJson.push(reader.string());
+            message.eventsJson.push(Buffer.from(reader.bytes()));
             continue;
           }
           case 2: {
@@ -408,9 +412,9 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   fromJSON(object: any): ListEventsResponse {
     return {
       eventsJson: globalThis.Array.isArray(object?.eventsJson)
-        ? object.eventsJson.map((e: any) => globalThis.String(e))
+        ? object.eventsJson.map((e: any) => Buffer.from(bytesFromBase64(e)))
         : globalThis.Array.isArray(object?.events_json)
-        ? object.events_json.map((e: any) => globalThis.String(e))
+        ? object.events_json.map((e: any) => Buffer.from(bytesFromBase64(e)))
         : [],
       nextCursor: isSet(object.nextCursor)
         ? globalThis.String(object.nextCursor)
@@ -423,7 +427,7 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   toJSON(message: ListEventsResponse): unknown {
     const obj: any = {};
     if (message.eventsJson?.length) {
-      obj.eventsJson = message.eventsJson;
+      obj.eventsJson = message.eventsJson.map((e) => base64FromBytes(e));
     }
     if (message.nextCursor !== undefined) {
       obj.nextCursor = message.nextCursor;
@@ -3479,6 +3483,14 @@ export const DispatcherServiceClient = makeGenericClientConstructor(
   service: typeof DispatcherServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

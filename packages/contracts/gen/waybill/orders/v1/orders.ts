@@ -112,11 +112,14 @@ export interface ListOrdersResponse {
     | string
     | undefined;
   /**
-   * The page's orders as the HTTP API shows them: a JSON array of Order objects, written by
-   * PostgreSQL, so that neither service decodes and re-encodes a page of up to 100 orders
-   * field by field (that was most of a page's CPU in both processes).
+   * The page's orders as the HTTP API shows them: a JSON array of Order objects in UTF-8,
+   * written by PostgreSQL, so that neither service decodes and re-encodes a page of up to 100
+   * orders field by field (that was most of a page's CPU in both processes). Bytes, not a
+   * string: the edge writes them out as they came instead of decoding them into a string,
+   * joining it and encoding it again (about 100 KB of garbage per page of 100 orders). Bytes and
+   * string are the same on the wire.
    */
-  dataJson: string;
+  dataJson: Buffer;
 }
 
 export interface UpdateOrderRequest {
@@ -1601,7 +1604,7 @@ export const ListOrdersRequest: MessageFns<ListOrdersRequest> = {
 };
 
 function createBaseListOrdersResponse(): ListOrdersResponse {
-  return { nextCursor: undefined, dataJson: "" };
+  return { nextCursor: undefined, dataJson: Buffer.alloc(0) };
 }
 
 export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
@@ -1609,8 +1612,8 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
     if (message.nextCursor !== undefined) {
       writer.uint32(18).string(message.nextCursor);
     }
-    if (message.dataJson !== "") {
-      writer.uint32(26).string(message.dataJson);
+    if (message.dataJson.length !== 0) {
+      writer.uint32(26).bytes(message.dataJson);
     }
     return writer;
   },
@@ -1641,7 +1644,7 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
               break;
             }
 
-            message.dataJson = reader.string();
+            message.dataJson = Buffer.from(reader.bytes());
             continue;
           }
         }
@@ -1664,10 +1667,10 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
         ? globalThis.String(object.next_cursor)
         : undefined,
       dataJson: isSet(object.dataJson)
-        ? globalThis.String(object.dataJson)
+        ? Buffer.from(bytesFromBase64(object.dataJson))
         : isSet(object.data_json)
-        ? globalThis.String(object.data_json)
-        : "",
+        ? Buffer.from(bytesFromBase64(object.data_json))
+        : Buffer.alloc(0),
     };
   },
 
@@ -1676,8 +1679,8 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
     if (message.nextCursor !== undefined) {
       obj.nextCursor = message.nextCursor;
     }
-    if (message.dataJson !== "") {
-      obj.dataJson = message.dataJson;
+    if (message.dataJson.length !== 0) {
+      obj.dataJson = base64FromBytes(message.dataJson);
     }
     return obj;
   },
@@ -1688,7 +1691,7 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(object: I): ListOrdersResponse {
     const message = createBaseListOrdersResponse();
     message.nextCursor = object.nextCursor ?? undefined;
-    message.dataJson = object.dataJson ?? "";
+    message.dataJson = object.dataJson ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -5251,6 +5254,14 @@ export const OrdersServiceClient = makeGenericClientConstructor(
   service: typeof OrdersServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
