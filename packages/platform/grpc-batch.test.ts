@@ -7,6 +7,7 @@ import { contextFrom, currentContext, runInContext } from "./context.js";
 import { ConflictError } from "./errors.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer, unary, type GrpcServerHandle, type UnaryMethod } from "./grpc.js";
 import { batchedUnary, batchingCaller, UNBATCHED_FOR_MS, type BatchingOptions, type BatchRequest, type BatchResponse } from "./grpc-batch.js";
+import { jsonUnaryMethod } from "./grpc-json-method.test-support.js";
 import { createLogger } from "./logger.js";
 
 interface Echo {
@@ -15,20 +16,7 @@ interface Echo {
   transactionId?: string;
 }
 
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()),
-};
-const method = (path: string) => ({
-  path,
-  requestStream: false,
-  responseStream: false,
-  requestSerialize: json.serialize,
-  requestDeserialize: json.deserialize,
-  responseSerialize: json.serialize,
-  responseDeserialize: json.deserialize,
-});
-const definition = { echoes: method("/test.Batch/Echoes"), echo: method("/test.Batch/Echo") } as unknown as ServiceDefinition;
+const definition = { echoes: jsonUnaryMethod("/test.Batch/Echoes"), echo: jsonUnaryMethod("/test.Batch/Echo") } as unknown as ServiceDefinition;
 const Client = makeGenericClientConstructor(definition, "Batch");
 const logger = createLogger("grpc-batch-test", "silent");
 
