@@ -148,24 +148,39 @@ describe("order creation's group commit", () => {
     const { value: created } = await createOrder(deps, TENANT, {
       shortId: "LINES-1",
       customerId,
-      dueDate: null,
+      dueDate: "2026-12-24T18:30:00.250Z",
       currency: "BHD",
       orderItems: [
         { productId: "prd_a", quantity: 1, price: "1.5" },
         { productId: "prd_b", quantity: 2, price: "0.125" },
       ],
     });
-    const listed = async () => {
-      const page = JSON.parse((await listOrdersJson(pool, TENANT, { limit: 100 })).dataJson) as { id: string; orderItems: unknown }[];
-      return page.find((o) => o.id === created.id);
-    };
+    const pageText = async () => (await listOrdersJson(pool, TENANT, { limit: 100 })).dataJson;
+    const listed = async () => (JSON.parse(await pageText()) as { id: string; orderItems: unknown }[]).find((o) => o.id === created.id);
+    const stored = async () =>
+      (await pool.query<{ head: string | null; json: string | null }>("SELECT listing_head AS head, listing_json AS json FROM orders.orders WHERE id = $1", [created.id])).rows[0];
+    expect((await stored()).json).not.toBeNull();
     const fromRow = await listed();
     expect(fromRow).toEqual(created);
     expect(JSON.stringify(fromRow?.orderItems)).toBe('[{"productId":"prd_a","quantity":1,"price":"1.500"},{"productId":"prd_b","quantity":2,"price":"0.125"}]');
-    // An order from before the listing head: its fields are rendered from its columns, alike.
+    const written = await pageText();
+    // An order from between listing heads and whole listings (migrations 007 and 008): its head is
+    // joined to its other columns on each read, into the same text as the trigger wrote.
+    await pool.query("ALTER TABLE orders.orders DISABLE TRIGGER orders_listing_json");
+    try {
+      await pool.query("UPDATE orders.orders SET listing_json = NULL WHERE id = $1", [created.id]);
+    } finally {
+      await pool.query("ALTER TABLE orders.orders ENABLE TRIGGER orders_listing_json");
+    }
+    expect(await stored()).toMatchObject({ json: null, head: expect.any(String) });
+    expect(await pageText()).toBe(written);
+    // An order from before the listing head (the trigger renders nothing without it): its fields
+    // are rendered from its columns, alike.
     await pool.query("UPDATE orders.orders SET listing_head = NULL WHERE id = $1", [created.id]);
-    expect(await listed()).toEqual(fromRow);
-    // And from before items_json too: its lines come from order_items, formatted the same way.
+    expect(await stored()).toEqual({ head: null, json: null });
+    expect(await pageText()).toBe(written);
+    // And from before items_json too: its lines come from order_items, the same JSON (spaced as
+    // json_build_object writes it).
     await pool.query("UPDATE orders.orders SET items_json = NULL WHERE id = $1", [created.id]);
     expect(await listed()).toEqual(fromRow);
   });
