@@ -45,6 +45,7 @@ USER node
 # edge HTTP, MQTT (plain and TLS), gRPC and ops ports (documentation only).
 EXPOSE 8080 1883 8883 50051-50055 9100-9105
 
-# Node is PID 1's only process, so SIGTERM reaches the service, which drains.
-ENTRYPOINT ["node"]
+# Node is PID 1's only process, so SIGTERM reaches the service, which drains. Its flags are the
+# services' own (packages/platform/node-flags.ts).
+ENTRYPOINT ["node", "--initial-old-space-size=128"]
 CMD ["services/edge/dist/main.js"]

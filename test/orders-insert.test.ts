@@ -158,7 +158,11 @@ describe("order creation's group commit", () => {
     const pageText = async () => (await listOrdersJson(pool, TENANT, { limit: 100 })).dataJson;
     const listed = async () => (JSON.parse(await pageText()) as { id: string; orderItems: unknown }[]).find((o) => o.id === created.id);
     const stored = async () =>
-      (await pool.query<{ head: string | null; json: string | null }>("SELECT listing_head AS head, listing_json AS json FROM orders.orders WHERE id = $1", [created.id])).rows[0];
+      (
+        await pool.query<{ head: string | null; json: string | null }>("SELECT listing_head AS head, listing_json AS json FROM orders.orders WHERE id = $1", [
+          created.id,
+        ])
+      ).rows[0];
     expect((await stored()).json).not.toBeNull();
     const fromRow = await listed();
     expect(fromRow).toEqual(created);

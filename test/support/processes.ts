@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import path from "node:path";
+import { NODE_FLAGS } from "@waybill/platform/node-flags.js";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 // tsx loaded into node itself rather than through the tsx CLI: the CLI relays signals to its
@@ -31,7 +32,7 @@ function runNode(args: string[], env: Record<string, string | undefined>): Child
   // A child logs to its standard output, which tests read; a full run keeps it beside the
   // in-process services' logs (LOG_FILE), where the secret scan reads it.
   const { LOG_FILE: logFile, ...childEnv } = { ...process.env, ...env };
-  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
