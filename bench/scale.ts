@@ -15,6 +15,7 @@ import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { formatResult, runLoad } from "./load.js";
 import { measureInTurns } from "./turns.js";
 import { ratioLine } from "./ratios.js";
+import { formatResidentMemory } from "./resident-memory.js";
 import { seedEvents, seedExecutions, seedOrders } from "./scale-seed.js";
 import { settleDatabase } from "./settle-database.js";
 import { startSystem } from "./system.js";
@@ -159,6 +160,8 @@ try {
     process.stdout.write(`  alone (1 client): p50 ${alone.p50Ms.toFixed(1)} ms, p99 ${alone.p99Ms.toFixed(1)} ms\n`);
     process.stdout.write(`latency ${name} p99 ms: ${result.p99Ms.toFixed(1)} (target < 25)\n`);
   }
+  const memory = formatResidentMemory(system.pids);
+  if (memory) process.stdout.write(`after the reads:\n${memory}\n`);
   // Deep paging: follow nextCursor through the log, timing each page.
   await settleDatabase(env.databaseUrl, VACUUM_ONLY);
   const pageTimes: number[] = [];
