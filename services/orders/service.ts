@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
 import { InventoryServiceClient } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
-import { ordersServiceDefinition } from "./list-orders-answer.js";
+import { OrdersServiceService } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
@@ -79,7 +79,7 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
     });
     runtime.defer(deviceShipments.stop);
 
-    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[ordersServiceDefinition, ordersGrpcHandlers(deps, logger)]]);
+    const grpc = await startGrpcServer(config.BIND_HOST, config.GRPC_PORT, [[OrdersServiceService, ordersGrpcHandlers(deps, logger)]]);
     runtime.defer(grpc.stop);
     logger.info({ grpcPort: grpc.port }, "orders started");
     return { grpcPort: grpc.port, opsPort: runtime.opsPort!, relay, stop: runtime.stop };
