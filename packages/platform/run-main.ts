@@ -1,4 +1,5 @@
 // The shape of every service's main.ts: load config, start, stop cleanly on SIGTERM/SIGINT.
+import { installAsyncResourceBind } from "./async-resource-bind.js";
 import { ConfigError } from "./config.js";
 
 export interface ServiceHandle {
@@ -8,6 +9,7 @@ export interface ServiceHandle {
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 
 export function runMain<C>(name: string, load: () => C, start: (config: C) => Promise<ServiceHandle>): void {
+  installAsyncResourceBind(); // before the first gRPC call: see async-resource-bind.ts
   let config: C;
   try {
     config = load();
