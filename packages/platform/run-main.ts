@@ -1,6 +1,7 @@
 // The shape of every service's main.ts: load config, start, stop cleanly on SIGTERM/SIGINT.
 import { installAsyncResourceBind } from "./async-resource-bind.js";
 import { ConfigError } from "./config.js";
+import { installInFlightCollections } from "./in-flight-collections.js";
 
 export interface ServiceHandle {
   stop(): Promise<void>;
@@ -9,7 +10,9 @@ export interface ServiceHandle {
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 
 export function runMain<C>(name: string, load: () => C, start: (config: C) => Promise<ServiceHandle>): void {
-  installAsyncResourceBind(); // before the first gRPC call: see async-resource-bind.ts
+  // Before the first gRPC channel or call: see async-resource-bind.ts and in-flight-collections.ts.
+  installAsyncResourceBind();
+  installInFlightCollections();
   let config: C;
   try {
     config = load();

@@ -19,6 +19,7 @@ import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from 
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
 import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
 import { installAsyncResourceBind } from "@waybill/platform/async-resource-bind.js";
+import { installInFlightCollections } from "@waybill/platform/in-flight-collections.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
@@ -42,7 +43,9 @@ interface Stoppable {
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  installAsyncResourceBind(); // before the first gRPC call: see async-resource-bind.ts
+  // Before the first gRPC channel or call: see async-resource-bind.ts and in-flight-collections.ts.
+  installAsyncResourceBind();
+  installInFlightCollections();
   const launcher = loadConfig(launcherConfigSchema, process.env);
   const dataDir = path.resolve(launcher.WAYBILL_DATA_DIR);
   const running: Stoppable[] = [];
