@@ -2,14 +2,16 @@
 // process, as the edge calls the services: over the first rounds, and after a full collection
 // forced during the load. What survives is copied by every scavenge and, once promoted, waits for
 // a full collection; the socket buffers it holds count towards V8's external-memory trigger, which
-// starts more full collections. Each line says how many full collections ran meanwhile: after the
-// first one, whatever its cause, nearly every call survives (README, "Performance": the Map and
-// Set tables of in-flight streams and calls); with none, a few hundred bytes.
-// Run: npm run bench:gc-survival   (GC_CALLS_PER_ROUND=400, GC_ROUNDS=6, GC_ANSWER_BYTES=35000)
+// starts more full collections. Each line says how many full collections ran meanwhile. With
+// Node's own AsyncResource#bind and Map/Set collections (GC_AS_NODE_HAS_IT=1), nearly every call
+// survives from the first full collection on (README, "Performance").
+// Run: npm run bench:gc-survival   (GC_CALLS_PER_ROUND=400, GC_ROUNDS=6, GC_ANSWER_BYTES=35000,
+//   GC_AS_NODE_HAS_IT=0)
 import { fork } from "node:child_process";
 import v8 from "node:v8";
 import * as grpc from "@grpc/grpc-js";
 import { installAsyncResourceBind } from "../packages/platform/async-resource-bind.js";
+import { installInFlightCollections } from "../packages/platform/in-flight-collections.js";
 
 const perRound = Number(process.env.GC_CALLS_PER_ROUND ?? 400);
 const rounds = Number(process.env.GC_ROUNDS ?? 6);
@@ -40,7 +42,11 @@ if (process.argv[2] === "server") {
 } else {
   const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
   if (!gc) throw new Error("run with node --expose-gc (npm run bench:gc-survival does)");
-  installAsyncResourceBind(); // as every service does at start
+  // As every service does at start; GC_AS_NODE_HAS_IT=1 leaves Node's and grpc-js's own in place.
+  if (process.env.GC_AS_NODE_HAS_IT !== "1") {
+    installAsyncResourceBind();
+    installInFlightCollections();
+  }
   const server = fork(import.meta.filename, ["server"], { execArgv: process.execArgv.filter((arg) => arg !== "--expose-gc") });
   const port = await new Promise<number>((resolve) => server.once("message", (message) => resolve(Number(message))));
   const Client = grpc.makeGenericClientConstructor(SERVICE, "Bench");
