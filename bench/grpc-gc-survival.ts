@@ -10,8 +10,7 @@
 import { fork } from "node:child_process";
 import v8 from "node:v8";
 import * as grpc from "@grpc/grpc-js";
-import { installAsyncResourceBind } from "../packages/platform/async-resource-bind.js";
-import { installInFlightCollections } from "../packages/platform/in-flight-collections.js";
+import { installRuntimeFixes } from "../packages/platform/runtime-fixes.js";
 
 const perRound = Number(process.env.GC_CALLS_PER_ROUND ?? 400);
 const rounds = Number(process.env.GC_ROUNDS ?? 6);
@@ -43,10 +42,7 @@ if (process.argv[2] === "server") {
   const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
   if (!gc) throw new Error("run with node --expose-gc (npm run bench:gc-survival does)");
   // As every service does at start; GC_AS_NODE_HAS_IT=1 leaves Node's and grpc-js's own in place.
-  if (process.env.GC_AS_NODE_HAS_IT !== "1") {
-    installAsyncResourceBind();
-    installInFlightCollections();
-  }
+  if (process.env.GC_AS_NODE_HAS_IT !== "1") installRuntimeFixes();
   const server = fork(import.meta.filename, ["server"], { execArgv: process.execArgv.filter((arg) => arg !== "--expose-gc") });
   const port = await new Promise<number>((resolve) => server.once("message", (message) => resolve(Number(message))));
   const Client = grpc.makeGenericClientConstructor(SERVICE, "Bench");

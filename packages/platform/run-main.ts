@@ -1,7 +1,6 @@
 // The shape of every service's main.ts: load config, start, stop cleanly on SIGTERM/SIGINT.
-import { installAsyncResourceBind } from "./async-resource-bind.js";
 import { ConfigError } from "./config.js";
-import { installInFlightCollections } from "./in-flight-collections.js";
+import { installRuntimeFixes } from "./runtime-fixes.js";
 
 export interface ServiceHandle {
   stop(): Promise<void>;
@@ -10,9 +9,7 @@ export interface ServiceHandle {
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 
 export function runMain<C>(name: string, load: () => C, start: (config: C) => Promise<ServiceHandle>): void {
-  // Before the first gRPC channel or call: see async-resource-bind.ts and in-flight-collections.ts.
-  installAsyncResourceBind();
-  installInFlightCollections();
+  installRuntimeFixes(); // before the first gRPC channel or call
   let config: C;
   try {
     config = load();

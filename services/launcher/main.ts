@@ -18,8 +18,7 @@ import { loadOrdersConfig, startOrders } from "@waybill/orders";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "@waybill/platform/config.js";
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
 import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
-import { installAsyncResourceBind } from "@waybill/platform/async-resource-bind.js";
-import { installInFlightCollections } from "@waybill/platform/in-flight-collections.js";
+import { installRuntimeFixes } from "@waybill/platform/runtime-fixes.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
 
@@ -43,9 +42,7 @@ interface Stoppable {
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  // Before the first gRPC channel or call: see async-resource-bind.ts and in-flight-collections.ts.
-  installAsyncResourceBind();
-  installInFlightCollections();
+  installRuntimeFixes(); // before the first gRPC channel or call
   const launcher = loadConfig(launcherConfigSchema, process.env);
   const dataDir = path.resolve(launcher.WAYBILL_DATA_DIR);
   const running: Stoppable[] = [];
