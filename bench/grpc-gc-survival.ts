@@ -10,24 +10,14 @@
 import { fork } from "node:child_process";
 import v8 from "node:v8";
 import * as grpc from "@grpc/grpc-js";
+import { bytesUnaryMethod } from "../packages/platform/grpc-unary-methods.test-support.js";
 import { installRuntimeFixes } from "../packages/platform/runtime-fixes.js";
 
 const perRound = Number(process.env.GC_CALLS_PER_ROUND ?? 400);
 const rounds = Number(process.env.GC_ROUNDS ?? 6);
 const answerBytes = Number(process.env.GC_ANSWER_BYTES ?? 35_000); // a page of 100 orders
 const CONCURRENCY = 8;
-const identity = (bytes: Buffer) => bytes;
-const SERVICE = {
-  call: {
-    path: "/bench.Bench/Call",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
+const SERVICE = { call: bytesUnaryMethod("/bench.Bench/Call") };
 
 if (process.argv[2] === "server") {
   // The services' side, in a process of its own as in production.

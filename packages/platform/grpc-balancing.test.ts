@@ -3,19 +3,9 @@
 import { credentials, makeGenericClientConstructor, type ServiceDefinition, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer, type GrpcServerHandle } from "./grpc.js";
+import { bytesUnaryMethod } from "./grpc-unary-methods.test-support.js";
 
-const raw = (b: Buffer) => b;
-const definition = {
-  whoami: {
-    path: "/test.Balance/WhoAmI",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: raw,
-    requestDeserialize: raw,
-    responseSerialize: raw,
-    responseDeserialize: raw,
-  },
-} as unknown as ServiceDefinition;
+const definition = { whoami: bytesUnaryMethod("/test.Balance/WhoAmI") } as unknown as ServiceDefinition;
 const Client = makeGenericClientConstructor(definition, "Balance");
 
 let servers: GrpcServerHandle[] = [];

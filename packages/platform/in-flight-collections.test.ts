@@ -6,23 +6,14 @@ import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { ArrayMap, ArraySet } from "./array-collections.js";
+import { bytesUnaryMethod } from "./grpc-unary-methods.test-support.js";
 import { useArrayActiveCalls, useArrayCollections } from "./in-flight-collections.js";
 
 const MODULE_URL = pathToFileURL(`${import.meta.dirname}/in-flight-collections.ts`).href;
 const BIND_MODULE_URL = pathToFileURL(`${import.meta.dirname}/async-resource-bind.ts`).href;
 const execFileAsync = promisify(execFile);
-const identity = (bytes: Buffer) => bytes;
-const SERVICE = {
-  call: {
-    path: "/t.T/Call",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
+const METHODS_URL = pathToFileURL(`${import.meta.dirname}/grpc-unary-methods.test-support.ts`).href;
+const SERVICE = { call: bytesUnaryMethod("/t.T/Call") };
 
 /**
  * gRPC unary calls, 8 at a time, from a fresh Node (the server here): one full collection during
@@ -40,10 +31,10 @@ async function bytesPerCallAfterFullCollection(install: boolean): Promise<number
     import v8 from "node:v8";
     import { installInFlightCollections } from ${JSON.stringify(MODULE_URL)};
     import { installAsyncResourceBind } from ${JSON.stringify(BIND_MODULE_URL)};
+    import { bytesUnaryMethod } from ${JSON.stringify(METHODS_URL)};
     installAsyncResourceBind(); // the other cause of the same survival, ruled out here
     if (${install}) installInFlightCollections();
-    const identity = (b) => b;
-    const service = { call: { path: "/t.T/Call", requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } };
+    const service = { call: bytesUnaryMethod("/t.T/Call") };
     const client = new (grpc.makeGenericClientConstructor(service))("127.0.0.1:${port}", grpc.credentials.createInsecure());
     const call = () => new Promise((resolve, reject) => client.call(Buffer.from("x"), (e, r) => (e ? reject(e) : resolve(r))));
     const calls = (n) => Promise.all(Array.from({ length: 8 }, async () => { for (let i = 0; i < n / 8; i++) await call(); }));
