@@ -1,7 +1,8 @@
 // A Map and a Set kept in plain arrays, for the few entries in flight at a time (HTTP/2 streams,
 // gRPC calls): lookups scan, removal swaps with the last. Unlike Map and Set they never leave a
-// chain of old hash tables behind (see in-flight-collections.ts). Only what Node's HTTP/2 session
-// and grpc-js's transport call is offered.
+// chain of old hash tables behind (see in-flight-collections.ts). They offer what Node's HTTP/2
+// session and grpc-js's transport call (get, set, add, delete, size, forEach, for…of) and the
+// has/values a reader of a Map or Set would expect; nothing else of the Map and Set API.
 
 export class ArrayMap<K, V> {
   readonly #keys: K[] = [];
