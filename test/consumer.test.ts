@@ -1,5 +1,6 @@
 // The idempotent-consumer helper on a real stream: a failed message is redelivered, and a
 // message seen twice changes state once.
+import { AckPolicy } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processOnce, processOnceBatch, startConsumer } from "@waybill/platform/consumer.js";
 import { createPool, ensureDatabase, type Pool } from "@waybill/platform/db.js";
@@ -60,6 +61,35 @@ describe("startConsumer + processOnce", () => {
       expect(attempts).toBe(4);
       const inbox = await pool.query("SELECT message_id FROM inbox ORDER BY message_id");
       expect(inbox.rows.map((r) => r.message_id)).toEqual(["m1", "m2"]);
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it("a durable declared earlier with a filter takes the whole stream when started without one", async () => {
+    // As the dispatcher's and the gateway's durables were declared before they dropped their filters.
+    const earlier = env.topology.ingressSubject("*", "was");
+    await bus.jsm.consumers.add(env.topology.ingressStream, { durable_name: "was-filtered", ack_policy: AckPolicy.Explicit, filter_subject: earlier });
+    const seen: string[] = [];
+    const consumer = await startConsumer({
+      bus,
+      stream: env.topology.ingressStream,
+      durable: "was-filtered",
+      logger,
+      handle: async (message) => {
+        seen.push(message.subject);
+      },
+    });
+    try {
+      const info = await bus.jsm.consumers.info(env.topology.ingressStream, "was-filtered");
+      expect(info.config.filter_subject).toBeUndefined();
+      // nats-server 2.9 still wakes an updated durable for its earlier subjects only, so the
+      // message outside them is followed by one inside (each of ours had its busiest subjects).
+      const [outside, inside] = [env.topology.ingressSubject("ten_x", "other"), env.topology.ingressSubject("ten_x", "was")];
+      await publishDurable(bus, outside, "{}", { msgId: "whole-1" });
+      await publishDurable(bus, inside, "{}", { msgId: "whole-2" });
+      // (It also takes what the stream held before: the earlier test's messages.)
+      await eventually(async () => (seen.includes(inside) && seen.includes(outside) ? true : undefined), 10_000);
     } finally {
       await consumer.stop();
     }

@@ -72,6 +72,11 @@ describe("stock counts from devices", () => {
       [42, "device shelf-1"],
       [0, "device shelf-1"],
     ]);
+    // The gateway's readings consumer reads all of INGRESS and takes telemetry only: the counts
+    // before this reading made no device.reading of their own.
+    await publish(device, "devices/shelf-1/telemetry", { temperature: 3.5 });
+    const readings = await eventsUntil(stack, (e) => e.deviceId === "shelf-1" && e.kind === "device.reading", ["device.reading"]);
+    expect(readings.map((e) => e.reading)).toEqual([{ temperature: 3.5 }]);
   });
 
   it("a count that crosses lowStockThreshold emits inventory.low", async () => {

@@ -31,7 +31,12 @@ export interface ConsumerOptions {
   bus: Bus;
   stream: string;
   durable: string;
-  filterSubject: string;
+  /**
+   * The stream's subjects this consumer takes; none: the whole stream. Leave it out rather than
+   * naming every subject: nats-server 2.9 counts a filtered consumer's pending messages by
+   * scanning the stream (nats-filters.ts says when that slows deliveries down).
+   */
+  filterSubject?: string;
   logger: Logger;
   /** Handles one message; throwing nak's it for redelivery. */
   handle(message: JsMsg): Promise<void>;
@@ -76,7 +81,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      filter_subject: options.filterSubject,
+      filter_subject: options.filterSubject, // present even when undefined: see nats-filters.ts
       ack_wait: nanos(options.ackWaitMs ?? DEFAULT_CONSUMER_ACK_WAIT_MS),
       max_ack_pending: maxAckPending,
     },

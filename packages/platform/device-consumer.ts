@@ -10,6 +10,7 @@ import type { DeadLetters } from "./dead-letters.js";
 import { ingressEnvelopeSchema, issuesOf, type DeviceChannel, type IngressEnvelope } from "./device-messages.js";
 import { AppError } from "./errors.js";
 import type { Logger } from "./logger.js";
+import { subjectMatches } from "./nats-filters.js";
 import type { Bus } from "./nats.js";
 
 export const DEVICE_DROPPED_METRIC = "waybill_device_messages_dropped_total";
@@ -36,6 +37,13 @@ export interface DeviceConsumerOptions {
   durable: string;
   channel: DeviceChannel;
   handle(message: DeviceMessage): Promise<void>;
+  /**
+   * Where the channel's messages are picked out of INGRESS: by the server (a filtered durable, the
+   * default) or here, from a durable over the whole stream that acknowledges other channels'
+   * messages unread. "client" is for the channel that makes up most of INGRESS: a filtered
+   * consumer that falls behind can slow to a crawl on nats-server 2.9 (nats-filters.ts).
+   */
+  select?: "server" | "client";
   /** Messages handled at once (default one at a time: stock counts and scans apply in order). */
   concurrency?: number;
   ackWaitMs?: number;
@@ -66,17 +74,20 @@ export function startDeviceConsumer(options: DeviceConsumerOptions): Promise<Run
       "device message dropped",
     );
   };
+  const filter = deviceChannelFilter(bus, channel);
+  const selectHere = options.select === "client";
   return startConsumer({
     bus,
     stream: bus.topology.ingressStream,
     durable: options.durable,
-    filterSubject: deviceChannelFilter(bus, channel),
+    filterSubject: selectHere ? undefined : filter,
     logger,
     concurrency: options.concurrency,
     ackWaitMs: options.ackWaitMs,
     health: options.health,
     deadLetters: options.deadLetters,
     async handle(message) {
+      if (selectHere && !subjectMatches(filter, message.subject)) return; // another channel's: acknowledged unread
       let raw: unknown;
       try {
         raw = message.json();

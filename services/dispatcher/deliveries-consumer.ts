@@ -69,7 +69,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
       durable_name: DELIVERIES_CONSUMER,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      filter_subject: bus.topology.deliveriesWildcard,
+      filter_subject: undefined, // the whole stream, and an earlier filter cleared (platform/nats-filters.ts)
       ack_wait: nanos(ackWaitMs),
       max_ack_pending: -1,
       max_deliver: -1,

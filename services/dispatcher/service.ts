@@ -144,8 +144,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const events = await startConsumer({
       bus,
       stream: bus.topology.eventsStream,
-      durable: EVENTS_CONSUMER,
-      filterSubject: bus.topology.eventsWildcard,
+      durable: EVENTS_CONSUMER, // the whole of EVENTS, with no filter (platform/nats-filters.ts)
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       logger,
       health: runtime.consumerHealth,

@@ -3,7 +3,8 @@
 // with an id derived from the stored message (contracts/events/derived-events.ts): handling a
 // message again publishes the same event, which is dropped as a copy, so no inbox or outbox is
 // needed. Readings are independent of each other (unlike stock counts, their order does not
-// matter), so many are handled at once.
+// matter), so many are handled at once. Telemetry is most of INGRESS, so this consumer reads the
+// whole stream and skips the other channels itself (select: "client", platform/nats-filters.ts).
 import type { RunningConsumer } from "@waybill/platform/consumer.js";
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
@@ -26,6 +27,7 @@ export function startReadingsConsumer(deps: DeviceConsumerRuntime & { bus: Bus; 
     deadLetters: deps.deadLetters,
     durable: DEVICE_READINGS_DURABLE,
     channel: "telemetry",
+    select: "client",
     concurrency: DEVICE_READINGS_CONCURRENCY,
     async handle(message) {
       const reading = telemetrySchema.safeParse(message.payload);
