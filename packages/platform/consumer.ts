@@ -12,6 +12,7 @@ import type { Pool, PoolClient } from "./db.js";
 import { withTransaction } from "./transactions.js";
 import { createAckCoalescer } from "./ack-coalescer.js";
 import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
+import { createTaskSlots } from "./task-slots.js";
 import type { Logger } from "./logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 
@@ -88,7 +89,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   });
   const concurrency = options.concurrency ?? 1;
   const maxDeliver = options.maxDeliver ?? CONSUMER_MAX_DELIVER;
-  const inFlight = new Set<Promise<void>>();
+  const slots = createTaskSlots(concurrency);
   const acks = createAckCoalescer();
   let settled = 0;
 
@@ -127,11 +128,9 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   const loop = (async () => {
     for await (const message of consume.messages) {
       if (options.admit) await options.admit();
-      const task = handleOne(message).finally(() => inFlight.delete(task));
-      inFlight.add(task);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      await slots.run(() => handleOne(message));
     }
-    await Promise.all(inFlight);
+    await slots.drained();
   })();
 
   const unwatch = options.health?.watch({
@@ -143,7 +142,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
         pending: info.num_pending,
         ackPending: info.num_ack_pending,
         maxAckPending,
-        held: inFlight.size,
+        held: slots.inFlight,
         settled,
         oldestWaitingAt: await consume.oldestWaitingAt(info),
       };
