@@ -1,18 +1,21 @@
 // Benchmark: QoS 1 device messages per second stored in JetStream INGRESS through the MQTT
 // gateway (PUBACK after the stream's ack), from concurrent mqtt.js clients, next to a bare
-// JetStream async-publish loop with the same number of messages in flight, in the same run.
-// Run: npm run bench:devices   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_WINDOW, BENCH_TOPOLOGY=split|single)
+// JetStream async-publish loop with the same number of messages in flight, in the same run, and
+// how fast the services turn what the gateway stored into device.reading events. Each of
+// BENCH_RUNS runs measures both, in turns; the ratio lines give every run and the median.
+// Run: npm run bench:devices   (BENCH_SECONDS, BENCH_RUNS, BENCH_CLIENTS, BENCH_WINDOW, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { waitForDrain } from "./drain.js";
-import { ratioLine } from "./ratios.js";
+import { median, ratioLine, spread } from "./ratios.js";
 import { startSystem } from "./system.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
 const clients = Number(process.env.BENCH_CLIENTS ?? 20);
 /** Unacknowledged publishes each client keeps in flight. */
 const window = Number(process.env.BENCH_WINDOW ?? 16);
@@ -76,7 +79,7 @@ try {
     js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "telemetry"), envelope(lane), { msgID: `bare-${n}-${lane}` });
 
   process.stdout.write(
-    `devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per run, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+    `devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per subject and run, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
   );
   await measure(clients, 2_000, viaGateway);
   await measure(clients, 2_000, bare);
@@ -91,20 +94,35 @@ try {
     const drainMs = await waitForDrain(nc, env.topology);
     return { result, drainMs, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.messages, "message") };
   };
-  const baselinePhase = await phase(bare);
-  const gatewayPhase = await phase(viaGateway);
-  const [baseline, gateway, drainMs] = [baselinePhase.result, gatewayPhase.result, gatewayPhase.drainMs];
   const line = (label: string, r: Result) => `${label.padEnd(48)} ${r.perSecond.toFixed(0).padStart(8)} msg/s  (${r.messages} messages)\n`;
-  process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway) + `${gatewayPhase.cpu}\n`);
-  process.stdout.write(line("bare JetStream async publish (same stream)", baseline) + `${baselinePhase.cpu}\n`);
-  process.stdout.write(ratioLine("gateway / bare JetStream publish", gateway.perSecond / baseline.perSecond, 0.5));
-  // End to end: every reading the gateway stored had become a device.reading event only when the
-  // drain ended, so the rate the services sustain is the messages over the phase and its drain.
-  const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);
+  const perRun = { gateway: [] as number[], bare: [] as number[], vsBare: [] as number[], processed: [] as number[], endToEnd: [] as number[], drainS: [] as number[] };
+  for (let i = 1; i <= runs; i++) {
+    process.stdout.write(`-- run ${i} of ${runs}\n`);
+    const baselinePhase = await phase(bare);
+    const gatewayPhase = await phase(viaGateway);
+    const [baseline, gateway, drainMs] = [baselinePhase.result, gatewayPhase.result, gatewayPhase.drainMs];
+    process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway) + `${gatewayPhase.cpu}\n`);
+    process.stdout.write(line("bare JetStream async publish (same stream)", baseline) + `${baselinePhase.cpu}\n`);
+    // End to end: every reading the gateway stored had become a device.reading event only when the
+    // drain ended, so the rate the services sustain is the messages over the phase and its drain.
+    const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);
+    process.stdout.write(
+      `after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`,
+    );
+    perRun.gateway.push(gateway.perSecond);
+    perRun.bare.push(baseline.perSecond);
+    perRun.vsBare.push(gateway.perSecond / baseline.perSecond);
+    perRun.processed.push(processedPerSecond);
+    perRun.endToEnd.push(processedPerSecond / gateway.perSecond);
+    perRun.drainS.push(drainMs / 1000);
+  }
+  process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
   process.stdout.write(
-    `after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`,
+    `gateway msg/s ${spread(perRun.gateway)}; bare JetStream publish ${spread(perRun.bare)}; processed end to end ${spread(perRun.processed)} readings/s, drain after the gateway phase ${spread(perRun.drainS, 1)} s\n`,
   );
-  process.stdout.write(ratioLine("readings processed / ingested", processedPerSecond / gateway.perSecond, 0.8));
+  const runsOf = (values: number[]) => `runs: ${values.map((r) => r.toFixed(2)).join(", ")}`;
+  process.stdout.write(ratioLine("gateway / bare JetStream publish", median(perRun.vsBare), 0.5, runsOf(perRun.vsBare)));
+  process.stdout.write(ratioLine("readings processed / ingested", median(perRun.endToEnd), 0.8, runsOf(perRun.endToEnd)));
 } finally {
   for (const device of devices) await device.endAsync(true).catch(() => {});
   await nc.close();
