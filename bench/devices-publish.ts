@@ -95,7 +95,14 @@ try {
     return { result, drainMs, cpu: formatCpuPerRequest(before, snapshotCpu(roots), result.messages, "message") };
   };
   const line = (label: string, r: Result) => `${label.padEnd(48)} ${r.perSecond.toFixed(0).padStart(8)} msg/s  (${r.messages} messages)\n`;
-  const perRun = { gateway: [] as number[], bare: [] as number[], vsBare: [] as number[], processed: [] as number[], endToEnd: [] as number[], drainS: [] as number[] };
+  const perRun = {
+    gateway: [] as number[],
+    bare: [] as number[],
+    vsBare: [] as number[],
+    processed: [] as number[],
+    endToEnd: [] as number[],
+    drainS: [] as number[],
+  };
   for (let i = 1; i <= runs; i++) {
     process.stdout.write(`-- run ${i} of ${runs}\n`);
     const baselinePhase = await phase(bare);

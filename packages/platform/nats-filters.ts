@@ -1,7 +1,8 @@
 // Which messages of a stream a durable consumer takes, and why most of ours take them all.
 //
-// nats-server 2.9 (2.9.10 on these machines) keeps a count of a filtered consumer's pending
-// messages and recomputes it from the stream's last file block whenever the count is unknown. For
+// nats-server 2.9 up to 2.9.14 (these machines run 2.9.10; 2.9.15 rewrote it) keeps a count of a
+// filtered consumer's pending messages and recomputes it from the stream's last file block
+// whenever the count is unknown (filestore.go, filteredPendingLocked). For
 // a filter over many subjects (one per device, tenant or hook) it then compares every message of
 // the block against every subject, and when the consumer's position lies in the later half of that
 // block the result loses its last sequence, so the count stays unknown and the scan runs again for
