@@ -30,11 +30,11 @@ function runNode(args: string[], env: Record<string, string | undefined>): Child
   // CPU_PROFILE_DIR (benchmarks): every child writes a V8 CPU profile there when it exits.
   const profile = process.env.CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.CPU_PROFILE_DIR}`] : [];
   // SERVICE_NODE_FLAGS (benchmarks): more flags for every child, e.g. "--trace-gc" (not allowed in NODE_OPTIONS).
-  profile.push(...(process.env.SERVICE_NODE_FLAGS ?? "").split(" ").filter(Boolean));
+  const extraFlags = (process.env.SERVICE_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   // A child logs to its standard output, which tests read; a full run keeps it beside the
   // in-process services' logs (LOG_FILE), where the secret scan reads it.
   const { LOG_FILE: logFile, ...childEnv } = { ...process.env, ...env };
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, ...extraFlags, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
