@@ -1,8 +1,8 @@
 import { AsyncLocalStorage, AsyncResource, executionAsyncId } from "node:async_hooks";
-import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bindToAsyncResource, installAsyncResourceBind } from "./async-resource-bind.js";
+import { runModuleScript } from "./module-script.test-support.js";
 
 /** `resource.bind(fn, thisArg)`: Node takes a this argument its type declarations omit. */
 function bindWithThis<F extends (...args: never[]) => unknown>(resource: AsyncResource, fn: F, thisArg: unknown): F {
@@ -10,14 +10,6 @@ function bindWithThis<F extends (...args: never[]) => unknown>(resource: AsyncRe
 }
 
 const MODULE_URL = pathToFileURL(`${import.meta.dirname}/async-resource-bind.ts`).href;
-
-/** Runs an ES module script in a fresh Node (with V8 flags), and returns what it printed. */
-function runScript(script: string, flags: string[]): string {
-  return execFileSync(process.execPath, ["--conditions=@waybill/source", "--import", "tsx", ...flags, "--input-type=module", "-e", script], {
-    encoding: "utf8",
-    timeout: 60_000,
-  }).trim();
-}
 
 describe("AsyncResource#bind without per-function classes", () => {
   beforeAll(() => installAsyncResourceBind());
@@ -73,10 +65,10 @@ describe("AsyncResource#bind without per-function classes", () => {
     expect(other?.set).toBe(one?.set);
   });
 
-  it("lets a finished HTTP/2 request die young: what survives a scavenge is a fraction of one request", () => {
+  it("lets a finished HTTP/2 request die young: what survives a scavenge is a fraction of one request", async () => {
     // Node's own bind left 2–4 KB per finished request in the young generation after a scavenge
     // (all of the request, kept until a full collection); with this one 4–180 bytes (noise).
-    const bytesPerRequest = runScript(
+    const bytesPerRequest = await runModuleScript(
       `import http2 from "node:http2";
        import v8 from "node:v8";
        import { installAsyncResourceBind } from ${JSON.stringify(MODULE_URL)};

@@ -1,17 +1,15 @@
-import { execFile } from "node:child_process";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { ArrayMap, ArraySet } from "./array-collections.js";
 import { bytesUnaryMethod } from "./grpc-unary-methods.test-support.js";
 import { useArrayActiveCalls, useArrayCollections } from "./in-flight-collections.js";
+import { runModuleScript } from "./module-script.test-support.js";
 
 const MODULE_URL = pathToFileURL(`${import.meta.dirname}/in-flight-collections.ts`).href;
 const BIND_MODULE_URL = pathToFileURL(`${import.meta.dirname}/async-resource-bind.ts`).href;
-const execFileAsync = promisify(execFile);
 const METHODS_URL = pathToFileURL(`${import.meta.dirname}/grpc-unary-methods.test-support.ts`).href;
 const SERVICE = { call: bytesUnaryMethod("/t.T/Call") };
 
@@ -54,15 +52,7 @@ async function bytesPerCallAfterFullCollection(install: boolean): Promise<number
     client.close();
     console.log(rounds.sort((a, b) => a - b)[2]);`;
   try {
-    const { stdout } = await execFileAsync(
-      process.execPath,
-      ["--conditions=@waybill/source", "--import", "tsx", "--expose-gc", "--input-type=module", "-e", script],
-      {
-        encoding: "utf8",
-        timeout: 60_000,
-      },
-    );
-    return Number(stdout.trim().split("\n").at(-1));
+    return Number((await runModuleScript(script, ["--expose-gc"])).split("\n").at(-1));
   } finally {
     server.forceShutdown();
   }

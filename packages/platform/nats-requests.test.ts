@@ -1,20 +1,18 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { MuxSubscription, RequestOne } from "@nats-io/nats-core/internal";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NATS_URL } from "./config.js";
 import { installNatsRequestFixes } from "./nats-requests.js";
+import { runModuleScript } from "./module-script.test-support.js";
 import { StringKeyMap } from "./string-key-map.js";
 
 const NATS_URL = process.env.NATS_URL ?? DEFAULT_NATS_URL;
 const MODULE_URL = pathToFileURL(`${import.meta.dirname}/nats-requests.ts`).href;
-const execFileAsync = promisify(execFile);
 
 // nats.js's errors module, the one its requests build their errors from (not in its exports map).
 const natsErrors = createRequire(import.meta.url)(path.join(path.dirname(createRequire(import.meta.url).resolve("@nats-io/nats-core")), "errors.js")) as {
@@ -77,12 +75,7 @@ async function bytesPerPublishSurvivingScavenge(table: boolean): Promise<number>
       await jsm.streams.delete("${stream}");
       await nc.close();
     }`;
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    ["--conditions=@waybill/source", "--import", "tsx", "--expose-gc", "--input-type=module", "-e", script],
-    { encoding: "utf8", timeout: 60_000 },
-  );
-  return Number(stdout.trim().split("\n").at(-1));
+  return Number((await runModuleScript(script, ["--expose-gc"])).split("\n").at(-1));
 }
 
 describe("string-keyed map", () => {
