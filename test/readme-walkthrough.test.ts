@@ -118,7 +118,7 @@ function shell() {
 }
 
 async function walkthrough(round: number) {
-  const firstRun = shBlocks("## First start");
+  const firstRun = shBlocks("### First start");
   const webhooks = shBlocks("### Receiving webhooks, step by step");
   expect(firstRun[0]).toBe("npm start");
   expect(webhooks[0]).toBe("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start");
