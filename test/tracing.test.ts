@@ -15,16 +15,27 @@ import { createHook, LOOPBACK_RECEIVERS, startReceiver, type ReceivedRequest, ty
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
 describe("tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)", () => {
-  it("loads no SDK and creates no exporter, while requests are served", async () => {
-    const stack = await startStack();
+  it("loads no SDK and creates no exporter; the client's trace still reaches the receiver's traceparent", async () => {
+    const stack = await startStack({ extraEnv: LOOPBACK_RECEIVERS });
+    const receiver = await startReceiver();
     try {
       const call = client(stack);
+      await createHook(call, { url: receiver.url, on: "order.created" });
       const customerId = await createCustomer(call);
       const productId = await createStockedProduct(call, 1);
-      await createOrder(call, customerId, [{ productId, quantity: 1 }]);
+      const clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+      const answer = await call("/orders", {
+        json: { shortId: `ORD-OFF-${Date.now()}`, customerId, currency: "EUR", orderItems: [{ productId, quantity: 1, price: "2.50" }] },
+        headers: { traceparent: `00-${clientTrace}-00f067aa0ba902b7-01` },
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      const [webhook] = await receiver.waitFor(1);
+      expect(webhook.json).toMatchObject({ kind: "order.created", orderId: answer.body.id });
+      expect(webhook.headers.traceparent).toMatch(new RegExp(`^00-${clientTrace}-[0-9a-f]{16}-01$`));
       expect(tracingState()).toEqual({ sdkLoaded: false, services: [] });
     } finally {
       await stack.stop();
+      await receiver.close();
     }
   });
 });

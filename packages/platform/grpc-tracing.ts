@@ -6,7 +6,7 @@
 import { InterceptingCall, status as GrpcStatus, type Interceptor, type Metadata } from "@grpc/grpc-js";
 import { TRACEPARENT_HEADER } from "./context.js";
 import type { Logger } from "./logger.js";
-import { isTracing, startSpan, type SpanAttributes, type TraceSpan } from "./tracing.js";
+import { isTracing, isTracingAny, startSpan, type SpanAttributes, type TraceSpan } from "./tracing.js";
 
 /** rpc.* attributes of a method path, /package.Service/Method. */
 export function rpcAttributes(path: string): SpanAttributes {
@@ -19,6 +19,7 @@ const spanName = (path: string) => path.replace(/^\//, "");
 
 /** The server span of a handled call, child of the caller's traceparent; undefined when off. */
 export function grpcServerSpan(logger: Logger, path: string, parent: string | undefined): TraceSpan | undefined {
+  if (!isTracingAny()) return undefined;
   return startSpan(logger, spanName(path), "server", parent, rpcAttributes(path));
 }
 

@@ -3,11 +3,12 @@
 // traceparent the receiver gets, so a receiver that traces continues the same trace.
 import { currentContext, TRACEPARENT_HEADER } from "@waybill/platform/context.js";
 import type { Logger } from "@waybill/platform/logger.js";
-import { startSpan, type TraceSpan } from "@waybill/platform/tracing.js";
+import { isTracingAny, startSpan, type TraceSpan } from "@waybill/platform/tracing.js";
 import type { AttemptOutcome, Delivery } from "./delivery.js";
 import type { SendResult } from "./sender.js";
 
 export function deliverySpan(logger: Logger, delivery: Delivery, parent: string | undefined): TraceSpan | undefined {
+  if (!isTracingAny()) return undefined;
   return startSpan(logger, `deliver ${delivery.eventKind}`, "internal", parent, {
     "waybill.hook.id": delivery.hookId,
     "waybill.delivery.id": delivery.deliveryId,
@@ -28,21 +29,26 @@ export function endDeliverySpan(span: TraceSpan | undefined, outcome: AttemptOut
 }
 
 /**
- * The headers of a delivery's POST with the operation's traceparent: the client span's when
- * tracing (returned, to end with the answer), else the hop's own.
+ * Adds the operation's traceparent to a delivery's headers (a fresh object per attempt): the
+ * client span's when tracing (returned, to end with the answer), else the hop's own.
  */
-export function tracedDeliveryHeaders(headers: Record<string, string>, url: string, attempt: number): { headers: Record<string, string>; span?: TraceSpan } {
+export function traceDeliveryRequest(headers: Record<string, string>, url: string, attempt: number): TraceSpan | undefined {
   const context = currentContext();
-  if (!context) return { headers };
+  if (!context) return undefined;
+  const span = context.span ? deliveryClientSpan(context.span, url, attempt) : undefined;
+  headers[TRACEPARENT_HEADER] = span?.traceparent ?? context.traceparent;
+  return span;
+}
+
+function deliveryClientSpan(parent: TraceSpan, url: string, attempt: number): TraceSpan {
   const target = new URL(url);
-  const span = context.span?.startChild("POST", "client", {
+  return parent.startChild("POST", "client", {
     "http.request.method": "POST",
     // Host and port only: a receiver's path or query may hold a credential of theirs.
     "server.address": target.hostname,
     "server.port": Number(target.port) || (target.protocol === "https:" ? 443 : 80),
     "http.request.resend_count": attempt > 1 ? attempt - 1 : undefined,
   });
-  return { headers: { ...headers, [TRACEPARENT_HEADER]: span?.traceparent ?? context.traceparent }, span };
 }
 
 export function endDeliveryClientSpan(span: TraceSpan | undefined, result: SendResult): void {

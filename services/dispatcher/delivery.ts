@@ -15,7 +15,7 @@ import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
 import { SecretUnavailableError, type SecretBox } from "./secrets.js";
 import type { Sender, SendResult } from "./sender.js";
 import { deliveryHeaders } from "./signing.js";
-import { endDeliveryClientSpan, tracedDeliveryHeaders } from "./delivery-tracing.js";
+import { endDeliveryClientSpan, traceDeliveryRequest } from "./delivery-tracing.js";
 
 /** A redelivery this much before its recorded due time is taken as due (clock skew, timers). */
 export const DUE_TOLERANCE_MS = 250;
@@ -135,9 +135,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (prepared.kind === "skip") return prepared.outcome;
     const { url, attempt, headers } = prepared;
 
-    const traced = headers ? tracedDeliveryHeaders(headers, url, attempt) : undefined;
-    const result: SendResult = traced
-      ? await deps.sender.send(url, delivery.eventJson, traced.headers, signal)
+    const span = headers ? traceDeliveryRequest(headers, url, attempt) : undefined;
+    const result: SendResult = headers
+      ? await deps.sender.send(url, delivery.eventJson, headers, signal)
       : {
           requestedAt: new Date(now()),
           durationMs: 0,
@@ -150,7 +150,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           aborted: false,
         };
     sent?.();
-    endDeliveryClientSpan(traced?.span, result);
+    endDeliveryClientSpan(span, result);
     if (result.aborted) return { kind: "aborted" };
 
     const retryInMs =

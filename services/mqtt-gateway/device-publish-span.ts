@@ -3,9 +3,10 @@
 // INGRESS message carries its traceparent, so the consumers and the events they write join it.
 import { contextFrom, runInContext } from "@waybill/platform/context.js";
 import type { Logger } from "@waybill/platform/logger.js";
-import { startSpan, type TraceSpan } from "@waybill/platform/tracing.js";
+import { isTracingAny, startSpan, type TraceSpan } from "@waybill/platform/tracing.js";
 
 export function devicePublishSpan(logger: Logger, device: { tenantId: string; deviceId: string }, channel: string, qos: number): TraceSpan | undefined {
+  if (!isTracingAny()) return undefined;
   return startSpan(logger, `MQTT PUBLISH ${channel}`, "server", undefined, {
     "messaging.system": "mqtt",
     "messaging.operation.type": "receive",

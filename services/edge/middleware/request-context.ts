@@ -6,8 +6,7 @@ import type { Middleware } from "koa";
 import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "@waybill/platform/context.js";
 import { BadRequestError } from "@waybill/platform/errors.js";
 import type { Logger } from "@waybill/platform/logger.js";
-import { startSpan } from "@waybill/platform/tracing.js";
-import { endHttpServerSpan, httpServerSpanAttributes } from "./request-span.js";
+import { endHttpServerSpan, httpServerSpan } from "./request-span.js";
 
 declare module "koa" {
   interface DefaultState {
@@ -22,7 +21,7 @@ export function requestContext(logger: Logger): Middleware {
     const valid = sent !== "" && isClientTransactionId(sent);
     ctx.state.invalidTransactionId = sent !== "" && !valid;
     const incoming = ctx.get(TRACEPARENT_HEADER) || undefined;
-    const span = startSpan(logger, ctx.method, "server", incoming, httpServerSpanAttributes(ctx));
+    const span = httpServerSpan(logger, ctx, incoming);
     const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, incoming, span);
     ctx.set("X-Request-Id", context.requestId);
     ctx.set("X-Transaction-Id", context.transactionId);

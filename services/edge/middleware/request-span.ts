@@ -1,10 +1,18 @@
 // The HTTP server span of a request (tracing on): named by method and route template once the
 // router matched one, with the semantic-convention attributes a tracing backend groups by.
 import type { Context } from "koa";
-import type { SpanAttributes, TraceSpan } from "@waybill/platform/tracing.js";
+import type { Logger } from "@waybill/platform/logger.js";
+import { isTracingAny, startSpan, type TraceSpan } from "@waybill/platform/tracing.js";
 
-export function httpServerSpanAttributes(ctx: Context): SpanAttributes {
-  return { "http.request.method": ctx.method, "url.path": ctx.path, "url.scheme": ctx.protocol, "user_agent.original": ctx.get("user-agent") || undefined };
+/** The request's server span, child of the client's traceparent; undefined (and no work) when off. */
+export function httpServerSpan(logger: Logger, ctx: Context, parent: string | undefined): TraceSpan | undefined {
+  if (!isTracingAny()) return undefined;
+  return startSpan(logger, ctx.method, "server", parent, {
+    "http.request.method": ctx.method,
+    "url.path": ctx.path,
+    "url.scheme": ctx.protocol,
+    "user_agent.original": ctx.get("user-agent") || undefined,
+  });
 }
 
 export function endHttpServerSpan(span: TraceSpan, ctx: Context): void {
