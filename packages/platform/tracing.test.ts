@@ -10,6 +10,7 @@ describe("tracesUrl", () => {
   it("is off without an endpoint, and when the SDK is disabled", () => {
     expect(tracesUrl({})).toBeUndefined();
     expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })).toBeUndefined();
+    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_EXPORTER: "none" })).toBeUndefined();
   });
 
   it("appends /v1/traces to the base endpoint; the traces endpoint is taken as it is", () => {

@@ -40,6 +40,8 @@ export const tracingConfigShape = {
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   /** "true" turns tracing off even with an endpoint set. */
   OTEL_SDK_DISABLED: z.enum(["true", "false"]).optional(),
+  /** "none" turns tracing off too; "otlp" (the only exporter here) is the default. */
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).optional(),
 };
 
 export interface TracingConfig {
@@ -47,6 +49,7 @@ export interface TracingConfig {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
   OTEL_SERVICE_NAME?: string;
   OTEL_SDK_DISABLED?: "true" | "false";
+  OTEL_TRACES_EXPORTER?: "otlp" | "none";
 }
 
 export interface TracingHandle {
@@ -58,7 +61,7 @@ export interface TracingHandle {
 
 /** Where traces are posted, or undefined when tracing is off. */
 export function tracesUrl(config: TracingConfig): string | undefined {
-  if (config.OTEL_SDK_DISABLED === "true") return undefined;
+  if (config.OTEL_SDK_DISABLED === "true" || config.OTEL_TRACES_EXPORTER === "none") return undefined;
   if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const base = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   return base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined;
