@@ -1,6 +1,8 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
-import { startSpan, startTracing, tracesUrl, tracingState } from "./tracing.js";
+import { startSpan, startTracing, TRACING_STOP_TIMEOUT_MS, tracesUrl, tracingState } from "./tracing.js";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
@@ -61,5 +63,25 @@ describe("tracing", () => {
     expect(tracingState().services).toEqual(["unit"]);
     await second.stop();
     expect(tracingState().services).toEqual([]);
+  });
+
+  it("on: a stop waits for a collector that does not answer no longer than TRACING_STOP_TIMEOUT_MS", async () => {
+    const sockets = new Set<Socket>();
+    const silentCollector = http.createServer(() => {}); // takes the request, never answers
+    silentCollector.on("connection", (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silentCollector.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silentCollector.address() as AddressInfo).port}`;
+    try {
+      const handle = await startTracing("unit", { OTEL_EXPORTER_OTLP_ENDPOINT: url }, silent);
+      startSpan(silent, "ended", "server", undefined)!.end();
+      const started = Date.now();
+      await handle.stop();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(TRACING_STOP_TIMEOUT_MS - 50);
+      expect(Date.now() - started).toBeLessThan(TRACING_STOP_TIMEOUT_MS + 1_000);
+      expect(tracingState().services).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silentCollector.close();
+    }
   });
 });

@@ -67,6 +67,9 @@ export function tracesUrl(config: TracingConfig): string | undefined {
   return base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined;
 }
 
+/** How long a stop waits for the last spans to reach the collector. */
+export const TRACING_STOP_TIMEOUT_MS = 2_000;
+
 const tracers = new Map<string, { tracer: ServiceTracer; users: number }>();
 let sdkLoaded = false;
 
@@ -96,7 +99,19 @@ export async function startTracing(service: string, config: TracingConfig, logge
       started.users -= 1;
       if (started.users > 0) return;
       if (tracers.get(service) === started) tracers.delete(service);
-      await started.tracer.shutdown().catch((error) => logger.warn({ err: (error as Error).message }, "tracing: spans not exported at stop"));
+      // A collector that is down would hold the stop through the exporter's retries (8 s and more).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), TRACING_STOP_TIMEOUT_MS);
+        timer.unref();
+      });
+      const flushed = started.tracer.shutdown().then(
+        () => "flushed" as const,
+        (error: Error) => void logger.warn({ err: error.message }, "tracing: spans not exported at stop"),
+      );
+      if ((await Promise.race([flushed, late])) === "late")
+        logger.warn({ timeoutMs: TRACING_STOP_TIMEOUT_MS }, "tracing: spans still unexported at stop; left behind");
+      clearTimeout(timer);
     },
   };
 }
