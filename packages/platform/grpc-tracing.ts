@@ -23,11 +23,24 @@ export function grpcServerSpan(logger: Logger, path: string, parent: string | un
   return startSpan(logger, spanName(path), "server", parent, rpcAttributes(path));
 }
 
+/**
+ * Codes that make a server span an error, as the semantic conventions say: the service's faults,
+ * not a caller's bad request (INVALID_ARGUMENT, NOT_FOUND… stay unset, as HTTP 4xx do).
+ */
+const SERVER_ERROR_CODES: ReadonlySet<number> = new Set([
+  GrpcStatus.UNKNOWN,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.UNIMPLEMENTED,
+  GrpcStatus.INTERNAL,
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DATA_LOSS,
+]);
+
 /** Ends a server span with the call's outcome (a gRPC status code). */
 export function endGrpcServerSpan(span: TraceSpan | undefined, code: number, error?: unknown): void {
   if (!span) return;
   span.setAttributes({ "rpc.grpc.status_code": code });
-  if (error !== undefined) span.fail(error);
+  if (error !== undefined && SERVER_ERROR_CODES.has(code)) span.fail(error);
   span.end();
 }
 
