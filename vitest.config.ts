@@ -6,13 +6,16 @@ import { defineConfig } from "vitest/config";
 // The workspace packages (@waybill/*) export their TypeScript sources under this condition and
 // compiled dist/ otherwise; tests run the sources.
 const SOURCE_CONDITION = "@waybill/source";
+const NODE_CONDITIONS = defaultServerConditions.filter((condition) => condition !== "module");
 
 // The services of the run log here (workers inherit it); test/support/log-scan.ts scans it at the end.
 process.env.TEST_LOG_DIR ??= path.join(os.tmpdir(), `waybill-test-logs-${process.pid}`);
 
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] },
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions], externalConditions: [SOURCE_CONDITION] } },
+  // Vitest hands the SSR conditions to its workers as Node's --conditions. Bundlers' "module" is
+  // not one Node (or production) uses: with it, Node loaded OpenTelemetry's bundler-only ESM build.
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...NODE_CONDITIONS], externalConditions: [SOURCE_CONDITION] } },
   test: {
     include: ["services/**/*.test.ts", "packages/**/*.test.ts", "test/**/*.test.ts", "clients/cli/src/**/*.test.ts"],
     // Cross-service tests start real servers; give them room but keep the suite bounded.

@@ -1,5 +1,6 @@
 // Configuration is read from the environment once, validated with zod and frozen.
 import { z } from "zod";
+import { tracingConfigShape } from "./tracing.js";
 
 export const DEFAULT_DATABASE_URL = "postgres://127.0.0.1:5432/waybill";
 export const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
@@ -59,6 +60,8 @@ export const baseConfigShape = {
   CONSUMER_STALL_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(DEFAULT_CONSUMER_STALL_WINDOW_MS),
   /** Ack wait of the services' durable consumers; what a crashed process held comes back this much later. */
   CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_CONSUMER_ACK_WAIT_MS),
+  /** OpenTelemetry: off unless an OTLP endpoint is set (tracing.ts). */
+  ...tracingConfigShape,
 };
 
 export class ConfigError extends Error {}

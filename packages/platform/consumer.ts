@@ -14,6 +14,7 @@ import { createAckCoalescer } from "./ack-coalescer.js";
 import { startDurableConsume, type DurableConsume } from "./durable-consume.js";
 import { createTaskSlots } from "./task-slots.js";
 import type { Logger } from "./logger.js";
+import { consumeSpan } from "./nats-tracing.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 
 export const CONSUMER_MAX_ACK_PENDING = 1_000;
@@ -94,16 +95,19 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
   let settled = 0;
 
   const handleOne = async (message: JsMsg) => {
+    const span = consumeSpan(logger, durable, message);
     const context = contextFrom(
       undefined,
       message.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined,
       message.headers?.get(TRACEPARENT_HEADER) || undefined,
+      span,
     );
     await runInContext(context, async () => {
       try {
         await options.handle(message);
         acks.ack(message);
       } catch (error) {
+        span?.fail(error);
         const reason = (error as Error).message;
         const poison = error instanceof PoisonMessage;
         if (options.deadLetters && (poison || message.info.deliveryCount >= maxDeliver)) {
@@ -122,6 +126,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
         }
       }
       settled += 1;
+      span?.end();
     });
   };
 

@@ -5,12 +5,15 @@
 // the caller's trace.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { newId, randomHex } from "./ids.js";
+import type { TraceSpan } from "./tracing.js";
 
 export interface OperationContext {
   requestId: string;
   transactionId: string;
   /** W3C Trace Context: 00-<trace id>-<this hop's span id>-<flags>. */
   traceparent: string;
+  /** The hop's span when tracing is on (tracing.ts); `traceparent` is then this span's. */
+  span?: TraceSpan;
 }
 
 const storage = new AsyncLocalStorage<OperationContext>();
@@ -59,11 +62,16 @@ export function isClientTransactionId(value: string): boolean {
   return CLIENT_TRANSACTION_ID.test(value);
 }
 
-/** Builds a context from incoming values, replacing anything missing or unsafe to log. */
-export function contextFrom(requestId: string | undefined, transactionId: string | undefined, traceparent?: string): OperationContext {
-  return {
+/**
+ * Builds a context from incoming values, replacing anything missing or unsafe to log. With a
+ * span (tracing on), the hop's traceparent is the span's, already a child of `traceparent`.
+ */
+export function contextFrom(requestId: string | undefined, transactionId: string | undefined, traceparent?: string, span?: TraceSpan): OperationContext {
+  const context: OperationContext = {
     requestId: requestId && SAFE_ID.test(requestId) ? requestId : newId("req"),
     transactionId: transactionId && SAFE_ID.test(transactionId) ? transactionId : newId("txn"),
-    traceparent: childTraceparent(traceparent),
+    traceparent: span ? span.traceparent : childTraceparent(traceparent),
   };
+  if (span) context.span = span;
+  return context;
 }

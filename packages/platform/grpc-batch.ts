@@ -5,7 +5,8 @@
 // its own result or its own error, so a caller sees what a single call would have answered.
 import { Metadata, status as GrpcStatus, type handleUnaryCall, type ServiceError } from "@grpc/grpc-js";
 import { contextFrom, currentContext, runInContext, type OperationContext } from "./context.js";
-import { InternalError } from "./errors.js";
+import { grpcStatusOf, InternalError } from "./errors.js";
+import { endGrpcServerSpan, grpcServerSpan } from "./grpc-tracing.js";
 import { callUnary, errorFromProblemJson, fromServiceError, GRPC_DEADLINE_MS, handlerError, type UnaryMethod } from "./grpc.js";
 import type { Logger } from "./logger.js";
 
@@ -44,15 +45,21 @@ export interface BatchResponse<Res> {
  */
 export function batchedUnary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Res>): handleUnaryCall<BatchRequest<Req>, BatchResponse<Res>> {
   return (call, callback) => {
-    const one = (item: BatchedCall<Req>): Promise<BatchedResult<Res>> =>
-      runInContext(contextFrom(item.requestId, item.transactionId, item.traceparent), async () => {
+    const one = (item: BatchedCall<Req>): Promise<BatchedResult<Res>> => {
+      const span = grpcServerSpan(logger, call.getPath(), item.traceparent);
+      return runInContext(contextFrom(item.requestId, item.transactionId, item.traceparent, span), async () => {
         try {
           if (!item.request) throw new Error("a batched call without its request");
-          return { answer: await fn(item.request) };
+          const answer = await fn(item.request);
+          endGrpcServerSpan(span, GrpcStatus.OK);
+          return { answer };
         } catch (thrown) {
-          return { problemJson: JSON.stringify(handlerError(logger, thrown, call.getPath()).toProblem()) };
+          const error = handlerError(logger, thrown, call.getPath());
+          endGrpcServerSpan(span, grpcStatusOf(error), error);
+          return { problemJson: JSON.stringify(error.toProblem()) };
         }
       });
+    };
     Promise.all(call.request.calls.map(one)).then((results) => callback(null, { results }));
   };
 }

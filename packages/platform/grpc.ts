@@ -16,6 +16,7 @@ import {
 import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "./context.js";
 import { type AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
 import type { Logger } from "./logger.js";
+import { endGrpcServerSpan, grpcServerSpan } from "./grpc-tracing.js";
 
 export const GRPC_DEADLINE_MS = 10_000;
 /** Flow-control window of each connection and call between services (see GRPC_CHANNEL_OPTIONS). */
@@ -57,13 +58,17 @@ export const GRPC_MAX_CONNECTION_AGE_GRACE_MS = 30_000;
 /** Turns `async (request) => response` into a grpc-js unary handler. */
 export function unary<Req, Res>(logger: Logger, fn: (request: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const context = contextFrom(first(call.metadata, REQUEST_ID_HEADER), first(call.metadata, TRANSACTION_ID_HEADER), first(call.metadata, TRACEPARENT_HEADER));
+    const incoming = first(call.metadata, TRACEPARENT_HEADER);
+    const span = grpcServerSpan(logger, call.getPath(), incoming);
+    const context = contextFrom(first(call.metadata, REQUEST_ID_HEADER), first(call.metadata, TRANSACTION_ID_HEADER), incoming, span);
     runInContext(context, async () => {
       try {
         callback(null, await fn(call.request));
+        endGrpcServerSpan(span, GrpcStatus.OK);
       } catch (thrown) {
         const error = handlerError(logger, thrown, call.getPath());
         callback({ code: grpcStatusOf(error), details: JSON.stringify(error.toProblem()) } as Partial<ServiceError> as ServiceError, null);
+        endGrpcServerSpan(span, grpcStatusOf(error), error);
       }
     });
   };

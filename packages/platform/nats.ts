@@ -15,6 +15,7 @@ import {
 } from "@nats-io/jetstream";
 import { currentContext } from "./context.js";
 import type { Logger } from "./logger.js";
+import { endPublishSpan, publishSpan, rememberPublisher } from "./nats-tracing.js";
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, MsgHdrs };
 export { headers };
@@ -153,7 +154,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
   })().catch(() => {});
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  return {
+  const bus: Bus = {
     nc,
     js,
     jsm,
@@ -162,6 +163,8 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
       if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
     },
   };
+  rememberPublisher(bus, options.logger);
+  return bus;
 }
 
 export interface StreamPlan {
@@ -240,7 +243,10 @@ export async function ensureConsumer(bus: Bus, stream: string, config: Partial<C
 export function operationHeaders(extra: Record<string, string> = {}): MsgHdrs {
   const h = headers();
   const context = currentContext();
-  if (context) h.set(TRANSACTION_ID_NATS_HEADER, context.transactionId);
+  if (context) {
+    h.set(TRANSACTION_ID_NATS_HEADER, context.transactionId);
+    h.set(TRACEPARENT_NATS_HEADER, context.traceparent);
+  }
   for (const [key, value] of Object.entries(extra)) h.set(key, value);
   return h;
 }
@@ -268,10 +274,18 @@ export function publishDurable(bus: Bus, subject: string, data: Uint8Array | str
       heldPublishes.set(bus, held);
       setImmediate(() => sendHeldPublishes(bus));
     }
+    const span = publishSpan(bus, subject, options.msgId, options.headers);
     held.push(() =>
-      bus.js
-        .publish(subject, data, { msgID: options.msgId, headers: options.headers, timeout: options.timeoutMs ?? 5_000 })
-        .then((ack) => resolve({ duplicate: ack.duplicate, seq: ack.seq }), reject),
+      bus.js.publish(subject, data, { msgID: options.msgId, headers: options.headers, timeout: options.timeoutMs ?? 5_000 }).then(
+        (ack) => {
+          if (span) endPublishSpan(span, ack.stream);
+          resolve({ duplicate: ack.duplicate, seq: ack.seq });
+        },
+        (error: unknown) => {
+          if (span) endPublishSpan(span, undefined, error);
+          reject(error);
+        },
+      ),
     );
   });
 }

@@ -10,6 +10,7 @@
 // poll (no NOTIFY: a notifying transaction holds a global lock through its commit flush).
 import { currentContext, TRACEPARENT_HEADER } from "./context.js";
 import type { Logger } from "./logger.js";
+import { outboxTraceparent } from "./nats-tracing.js";
 import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
 import { createCommittedPublisher, publishRows } from "./outbox-publisher.js";
 import { markOutboxWritten, onOutboxCommitted, type OutboxRow } from "./outbox-signal.js";
@@ -54,7 +55,7 @@ export function outboxInsertFromSql(select: string): string {
 
 /** The NATS headers every outbox message carries: the operation's transaction, tenant and trace. */
 export function outboxHeaders(tenantId: string, transactionId: string): Record<string, string> {
-  const traceparent = currentContext()?.traceparent;
+  const traceparent = outboxTraceparent(currentContext());
   return { [TRANSACTION_ID_NATS_HEADER]: transactionId, [TENANT_ID_NATS_HEADER]: tenantId, ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) };
 }
 

@@ -8,8 +8,9 @@ import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js"
 import { createDeadLetters, type DeadLetters } from "./dead-letters.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
+import { startTracing, type TracingConfig } from "./tracing.js";
 
-export interface RuntimeConfig {
+export interface RuntimeConfig extends TracingConfig {
   DATABASE_URL: string;
   DB_POOL_MAX: number;
   NATS_URL: string;
@@ -67,6 +68,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     }
   };
   try {
+    // First, so every client and adapter created below sees it; stopped last, after what it traces.
+    const tracing = await startTracing(service, config, logger);
+    stack.push(() => tracing.stop());
     await ensureDatabase(config.DATABASE_URL);
     const pool = createPool({ databaseUrl: config.DATABASE_URL, schema, max: config.DB_POOL_MAX, applicationName: `waybill-${service}`, logger });
     stack.push(() => pool.end());

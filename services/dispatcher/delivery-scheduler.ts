@@ -27,6 +27,7 @@ import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.j
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes } from "./hook-lanes.js";
+import { deliverySpan, endDeliverySpan } from "./delivery-tracing.js";
 import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer } from "./overflow-pacer.js";
 
@@ -194,10 +195,13 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
     const admission = breaker.admit();
     if (!admission.allowed) return defer(settle, spread(admission.retryInMs), "breaker open");
     let outcome: AttemptOutcome;
+    const span = deliverySpan(logger, delivery, settle.traceparent);
     try {
-      const context = contextFrom(undefined, settle.transactionId, settle.traceparent);
+      const context = contextFrom(undefined, settle.transactionId, settle.traceparent, span);
       outcome = await runInContext(context, () => deliverer.attempt(delivery, shutdown.signal, sent));
+      endDeliverySpan(span, outcome);
     } catch (error) {
+      endDeliverySpan(span, undefined, error);
       // A fault of ours (database away…), not the receiver's: no attempt was recorded.
       breaker.release();
       const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);

@@ -15,6 +15,7 @@ import { maxAttempts, parseRetryAfter, retryDelay } from "./retry-schedule.js";
 import { SecretUnavailableError, type SecretBox } from "./secrets.js";
 import type { Sender, SendResult } from "./sender.js";
 import { deliveryHeaders } from "./signing.js";
+import { endDeliveryClientSpan, traceDeliveryRequest } from "./delivery-tracing.js";
 
 /** A redelivery this much before its recorded due time is taken as due (clock skew, timers). */
 export const DUE_TOLERANCE_MS = 250;
@@ -134,6 +135,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (prepared.kind === "skip") return prepared.outcome;
     const { url, attempt, headers } = prepared;
 
+    const span = headers ? traceDeliveryRequest(headers, url, attempt) : undefined;
     const result: SendResult = headers
       ? await deps.sender.send(url, delivery.eventJson, headers, signal)
       : {
@@ -148,6 +150,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
           aborted: false,
         };
     sent?.();
+    endDeliveryClientSpan(span, result);
     if (result.aborted) return { kind: "aborted" };
 
     const retryInMs =

@@ -20,7 +20,7 @@
 // bench:webhooks), paying for the publish and the second consumption the direct path exists to
 // avoid. EVENTS keeps them as durably while they wait there. Running deliveries do not count: a
 // hook that hangs holds at most its lane's concurrency, and it must not close the gate for others.
-import { TRACEPARENT_HEADER } from "@waybill/platform/context.js";
+import { currentContext, TRACEPARENT_HEADER } from "@waybill/platform/context.js";
 import { TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import type { DeliveryScheduler } from "./delivery-scheduler.js";
@@ -113,7 +113,8 @@ export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DI
     const deliveries = await dueNow(all);
     if (deliveries.length === 0) return;
     const transactionId = message.headers?.get(TRANSACTION_ID_NATS_HEADER) || "";
-    const traceparent = message.headers?.get(TRACEPARENT_HEADER) || undefined;
+    // This consumer's hop (its span when tracing), so the deliveries continue from it.
+    const traceparent = currentContext()?.traceparent ?? (message.headers?.get(TRACEPARENT_HEADER) || undefined);
     return new Promise<void>((resolve, reject) => {
       let open = deliveries.length;
       let failure: Error | undefined;

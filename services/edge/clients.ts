@@ -6,6 +6,7 @@ import { OrdersServiceClient } from "@waybill/contracts/gen/waybill/orders/v1/or
 import { DispatcherServiceClient } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
 import { MqttGatewayServiceClient } from "@waybill/contracts/gen/waybill/mqtt_gateway/v1/mqtt_gateway.js";
 import { GRPC_CHANNEL_OPTIONS } from "@waybill/platform/grpc.js";
+import { grpcClientTracing } from "@waybill/platform/grpc-tracing.js";
 
 export interface BackendClients {
   identity: IdentityServiceClient;
@@ -18,7 +19,7 @@ export interface BackendClients {
 
 export function createBackendClients(urls: { identity: string; orders: string; inventory: string; dispatcher: string; mqttGateway: string }): BackendClients {
   const insecure = credentials.createInsecure();
-  const options = { ...GRPC_CHANNEL_OPTIONS };
+  const options = { ...GRPC_CHANNEL_OPTIONS, ...grpcClientTracing("edge") };
   const identity = new IdentityServiceClient(urls.identity, insecure, options);
   const orders = new OrdersServiceClient(urls.orders, insecure, options);
   const inventory = new InventoryServiceClient(urls.inventory, insecure, options);

@@ -4,6 +4,7 @@ import http from "node:http";
 import type { Client } from "@grpc/grpc-js";
 import { createLogger, logDestination, type Logger } from "@waybill/platform/logger.js";
 import { createOps, startOpsServer } from "@waybill/platform/ops.js";
+import { startTracing } from "@waybill/platform/tracing.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { createApp } from "./app.js";
 import { createBackendClients } from "./clients.js";
@@ -27,6 +28,8 @@ export interface EdgeHandle extends ServiceHandle {
 
 export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = {}): Promise<EdgeHandle> {
   const logger = deps.logger ?? createLogger("edge", config.LOG_LEVEL, logDestination(config.LOG_FILE));
+  // Before the clients, which get the span interceptor when tracing is on.
+  const tracing = await startTracing("edge", config, logger);
   const bus = await connectBus({
     url: config.NATS_URL,
     user: config.NATS_USER,
@@ -73,6 +76,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     stopWatching();
     clients.close();
     await bus.close();
+    await tracing.stop();
     throw error;
   };
   const rateLimitStore =
@@ -129,6 +133,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
       stopWatching();
       await bus.close();
       await opsServer.stop();
+      await tracing.stop();
     },
   };
 }

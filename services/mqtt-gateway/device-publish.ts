@@ -8,6 +8,8 @@ import type { Bus } from "@waybill/platform/nats.js";
 import { deviceRefOf, isExpired, type DeviceSession, type DeviceSessions } from "./device-sessions.js";
 import { DROP_REASONS, parseDevicePayload, type DropReason } from "./ingress.js";
 import { publishDeviceMessage } from "./ingress-publisher.js";
+import { devicePublishSpan, inSpan } from "./device-publish-span.js";
+import { endWith } from "@waybill/platform/tracing.js";
 import type { LastSeenWriter } from "./last-seen.js";
 import { createRetransmissions } from "./retransmissions.js";
 import { DROPPED_TOPIC, scopedTopic } from "./tenant-scope.js";
@@ -75,7 +77,11 @@ export function createDevicePublishHandler(deps: DevicePublishDeps): AuthorizePu
         : undefined;
     // A persistent session resends an unacknowledged publish under the same packet id.
     const messageId = attempt && retransmissions.messageIdFor(attempt, !client.clean || packet.dup);
-    const write = publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, messageId }).then(() => void stored.inc());
+    const span = devicePublishSpan(logger, ref, channel, packet.qos);
+    const write = endWith(
+      span,
+      inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, messageId })),
+    ).then(() => void stored.inc());
     if (packet.qos === 0) {
       write.catch((error: Error) => logger.warn({ err: error.message }, "QoS 0 device message lost"));
       return done(null);

@@ -13,6 +13,7 @@ import { IdentityServiceClient } from "@waybill/contracts/gen/waybill/identity/v
 import { watchRevocations } from "@waybill/contracts/identity-client/revocation-watch.js";
 import { createTokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
+import { grpcClientTracing } from "@waybill/platform/grpc-tracing.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
@@ -56,7 +57,10 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     const relay = createOutboxRelay({ pool, bus, schema: MQTT_GATEWAY_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
+    const identity = new IdentityServiceClient(config.IDENTITY_GRPC_URL, credentials.createInsecure(), {
+      ...GRPC_CHANNEL_OPTIONS,
+      ...grpcClientTracing(runtime.service),
+    });
     runtime.defer(async () => identity.close());
     const lastSeen = createLastSeenWriter(pool, logger);
     runtime.defer(lastSeen.stop);

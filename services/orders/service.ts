@@ -6,6 +6,7 @@ import { credentials } from "@grpc/grpc-js";
 import { InventoryServiceClient } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
 import { OrdersServiceService } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer } from "@waybill/platform/grpc.js";
+import { grpcClientTracing } from "@waybill/platform/grpc-tracing.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { createPool } from "@waybill/platform/db.js";
@@ -39,7 +40,10 @@ export async function startOrders(config: OrdersConfig, options: OrdersOptions =
   const runtime = await startRuntime({ service: "orders", schema: ORDERS_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger } = runtime;
-    const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), { ...GRPC_CHANNEL_OPTIONS });
+    const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), {
+      ...GRPC_CHANNEL_OPTIONS,
+      ...grpcClientTracing(runtime.service),
+    });
     runtime.defer(async () => inventoryClient.close());
     const inventory = createInventoryPort(inventoryClient);
     // Order creation asks which products exist; the answer is remembered (product-existence.ts).

@@ -6,6 +6,7 @@ import type { Middleware } from "koa";
 import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "@waybill/platform/context.js";
 import { BadRequestError } from "@waybill/platform/errors.js";
 import type { Logger } from "@waybill/platform/logger.js";
+import { endHttpServerSpan, httpServerSpan } from "./request-span.js";
 
 declare module "koa" {
   interface DefaultState {
@@ -19,7 +20,9 @@ export function requestContext(logger: Logger): Middleware {
     const sent = ctx.get(TRANSACTION_ID_HEADER);
     const valid = sent !== "" && isClientTransactionId(sent);
     ctx.state.invalidTransactionId = sent !== "" && !valid;
-    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, ctx.get(TRACEPARENT_HEADER) || undefined);
+    const incoming = ctx.get(TRACEPARENT_HEADER) || undefined;
+    const span = httpServerSpan(logger, ctx, incoming);
+    const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, incoming, span);
     ctx.set("X-Request-Id", context.requestId);
     ctx.set("X-Transaction-Id", context.transactionId);
     const started = performance.now();
@@ -30,6 +33,7 @@ export function requestContext(logger: Logger): Middleware {
         const durationMs = Math.round((performance.now() - started) * 10) / 10;
         const level = ctx.status >= 500 ? "error" : "debug";
         logger[level]({ method: ctx.method, path: ctx.path, status: ctx.status, durationMs, traceparent: context.traceparent }, "request");
+        if (span) endHttpServerSpan(span, ctx);
       }
     });
   };
