@@ -73,6 +73,7 @@ describe("npm start", () => {
     expect(out).toMatch(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+) +\(port \1 on /);
     expect(out).toMatch(/Console: +http:\/\/127\.0\.0\.1:\d+\//);
     expect(out).toContain("Webhooks:   private and loopback addresses refused (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)");
+    expect(out).toMatch(/Installation: inst_[0-9a-z]+ \(owns those streams\)/);
     expect(out).not.toContain(DATABASE_PASSWORD);
   });
 

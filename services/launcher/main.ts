@@ -19,6 +19,8 @@ import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from 
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
 import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
 import { installRuntimeFixes } from "@waybill/platform/runtime-fixes.js";
+import { createPool } from "@waybill/platform/db.js";
+import { readInstallationId } from "@waybill/platform/installation.js";
 import { createTopology, streamConfigs } from "@waybill/platform/nats.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
       streamPrefix: settings.STREAM_PREFIX,
       streams: streamConfigs(createTopology(settings.STREAM_PREFIX)).map((stream) => stream.name),
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      installationId: await installationOf(databaseUrl),
       opsPorts: {
         identity: identity.opsPort,
         inventory: inventory.opsPort,
@@ -194,6 +197,16 @@ function bootstrapSkipped(dataDirSetting: string, dataDir: string, env: NodeJS.P
   lines.push(`    ${prefix}npm run -s admin -- tokens create --tenant default --name my-token --type api`);
   lines.push(`  To set a new password for the admin:  ${prefix}npm run admin -- reset-password --email <email>`);
   return lines;
+}
+
+/** The installation id the services keep in the database (installation.ts). */
+async function installationOf(databaseUrl: string): Promise<string | undefined> {
+  const pool = createPool({ databaseUrl, schema: "public", max: 1, applicationName: "waybill-launcher" });
+  try {
+    return await readInstallationId(pool);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Uses the server at `url` when it answers, else starts a private one. */
