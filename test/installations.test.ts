@@ -118,6 +118,28 @@ describe("two installations on one NATS server with the same stream prefix", () 
     await replica.stop();
   });
 
+  it("hands the streams over only when told the owner's id (STREAMS_TAKE_OVER_FROM), and then refuses the former owner", async () => {
+    const third = await createTestEnvironment();
+    try {
+      // A prefix of their own, so the first installation keeps delivering on its streams.
+      const prefix = third.streamPrefix;
+      const owner = { ...secondEnv(), STREAM_PREFIX: prefix };
+      const owned = await startIdentity(loadIdentityConfig(owner), { announce: () => {} });
+      await owned.stop();
+      const replacement = { ...first.serviceEnv, DATABASE_URL: third.databaseUrl, STREAM_PREFIX: prefix };
+      await expect(
+        startIdentity(loadIdentityConfig({ ...replacement, STREAMS_TAKE_OVER_FROM: "inst_someoneelse" }), { announce: () => {} }),
+      ).rejects.toBeInstanceOf(StreamsClaimedError);
+      const taken = await startIdentity(loadIdentityConfig({ ...replacement, STREAMS_TAKE_OVER_FROM: await installationOf(second.databaseUrl) }), {
+        announce: () => {},
+      });
+      await taken.stop();
+      await expect(startIdentity(loadIdentityConfig(owner), { announce: () => {} })).rejects.toThrow(`${await installationOf(third.databaseUrl)} (claimed`);
+    } finally {
+      await third.cleanup();
+    }
+  });
+
   it("starts the second installation with a stream prefix of its own", async () => {
     const identity = await startIdentity(loadIdentityConfig({ ...secondEnv(), STREAM_PREFIX: second.streamPrefix }), { announce: () => {} });
     await identity.stop();
