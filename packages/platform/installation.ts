@@ -13,10 +13,12 @@ export async function ensureInstallationId(pool: Pool): Promise<string> {
   const existing = await readInstallationId(pool);
   if (existing) return existing;
   const client = await pool.connect();
+  // Services of one database starting together create it once; the others wait and read it. The
+  // lock is taken before the transaction begins, so that the transaction sees what the holder
+  // committed (a transaction already open when the lock came would look up stale catalogs).
+  await client.query("SELECT pg_advisory_lock(hashtext('waybill:installation'))");
   try {
     await client.query("BEGIN");
-    // Services of one database starting together create it once; the others wait and read it.
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('waybill:installation'))");
     const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass($1) IS NOT NULL AS exists", [TABLE]);
     if (!rows[0].exists) {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${INSTALLATION_SCHEMA}`);
@@ -34,6 +36,7 @@ export async function ensureInstallationId(pool: Pool): Promise<string> {
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext('waybill:installation'))").catch(() => {});
     client.release();
   }
   const created = await readInstallationId(pool);
