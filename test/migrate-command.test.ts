@@ -3,13 +3,15 @@
 // live and not ready, until the command ran; a service migrating at start answers its probes
 // from the first moment, not ready with a migrations check while they run.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { loadInventoryConfig } from "../services/inventory/config.js";
 import { startInventory } from "../services/inventory/service.js";
 import { freePort } from "../services/launcher/ports.js";
+import { SERVICE_SCHEMAS } from "../services/launcher/service-schemas.js";
 import { startRuntime } from "@waybill/platform/runtime.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
@@ -140,6 +142,40 @@ describe("a service migrating at start", () => {
       expect(after.body.checks).toMatchObject({ migrations: "ok", database: "ok", nats: "ok" });
     } finally {
       await runtime.stop();
+    }
+  });
+});
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string } };
+}
+interface Container {
+  name: string;
+  args?: string[];
+  env: EnvVar[];
+}
+interface Manifest {
+  kind: string;
+  spec: { template: { spec: { containers: Container[] } } };
+}
+
+describe("deploy/base/migrate-job.yaml", () => {
+  it("migrates every service that owns a schema, each with the database role its Deployment uses", () => {
+    const read = (file: string, kind: string) =>
+      parseAllDocuments(readFileSync(path.join(ROOT, "deploy/base", file), "utf8"))
+        .map((doc) => doc.toJS() as Manifest)
+        .find((object) => object.kind === kind)!;
+    const envOf = (container: Container, name: string) => container.env.find((e) => e.name === name);
+    const containers = read("migrate-job.yaml", "Job").spec.template.spec.containers;
+    expect(containers.map((c) => c.args)).toEqual(SERVICE_SCHEMAS.map((s) => ["services/launcher/dist/migrate.js", s.service]));
+    for (const container of containers) {
+      const service = read(`${container.name}.yaml`, "Deployment").spec.template.spec.containers[0];
+      expect(envOf(container, "DATABASE_USER")?.valueFrom?.secretKeyRef?.name, container.name).toBe(
+        envOf(service, "DATABASE_USER")?.valueFrom?.secretKeyRef?.name,
+      );
+      expect(envOf(container, "DATABASE_URL")?.value).toBe(envOf(service, "DATABASE_URL")?.value);
     }
   });
 });
