@@ -79,7 +79,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
   let bus: Bus | undefined;
   // The ops port comes first, so that probes see a starting service (live, not ready, and why)
   // while migrations or a slow dependency hold the start, instead of a closed port.
-  let startup = "migrations: running";
+  /** What the migrations are doing while they hold the start; undefined once done. */
+  let migrations: string | undefined = "running";
   const ops = createOps(service, {
     checks: {
       database: async () => {
@@ -97,7 +98,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
   });
   ops.addCheck("migrations", async () => {
-    if (startup) throw new Error(startup.replace(/^migrations: /, ""));
+    if (migrations) throw new Error(migrations);
   });
   const stop = async () => {
     ops.setDraining();
@@ -119,8 +120,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     pool = db;
     stack.push(() => db.end());
     const installationId = await ensureInstallationId(db);
-    await migrateOrWait(db, options, logger, (state) => (startup = state));
-    startup = "";
+    await migrateOrWait(db, options, logger, (state) => (migrations = state));
+    migrations = undefined;
     const housekeeping = startHousekeeping({ pool: db, logger });
     stack.push(() => housekeeping.stop());
 
@@ -168,7 +169,7 @@ async function migrateOrWait(pool: Pool, options: RuntimeOptions, logger: Logger
   const { schema, config } = options;
   const dirs = [PLATFORM_MIGRATIONS_DIR, options.migrationsDir];
   if (config.MIGRATE_AT_START !== false) {
-    report("migrations: running");
+    report("running");
     const applied = await migrate(pool, schema, dirs, {
       formerSchemaNames: options.formerSchemaNames,
       lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
@@ -182,7 +183,7 @@ async function migrateOrWait(pool: Pool, options: RuntimeOptions, logger: Logger
   for (;;) {
     const pending = await pendingMigrations(pool, schema, dirs);
     if (pending.length === 0) return;
-    report(`migrations: waiting for the migrate command (MIGRATE_AT_START=false): ${pending.length} pending, first ${pending[0]}`);
+    report(`waiting for the migrate command (MIGRATE_AT_START=false): ${pending.length} pending, first ${pending[0]}`);
     if (!logged) logger.warn({ schema, pending }, "waiting for the migrate command to apply this service's migrations (MIGRATE_AT_START=false)");
     logged = true;
     await new Promise((resolve) => setTimeout(resolve, MIGRATIONS_WAIT_POLL_MS));
