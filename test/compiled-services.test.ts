@@ -1,6 +1,7 @@
 // Production runs the compiled JavaScript with plain node (no tsx): `npm run build`, then every
 // service started from dist/ must come up against the real PostgreSQL and NATS and answer
-// /healthz and /readyz, and the edge must serve the API.
+// /healthz and /readyz, and the edge must serve the API. As in Kubernetes, the compiled migrate
+// command migrates first and the services start with MIGRATE_AT_START=false.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,12 +21,15 @@ describe("compiled services (npm run build, node dist/…)", () => {
   beforeAll(async () => {
     await run("npm", ["run", "build"], { cwd: ROOT });
     env = await createTestEnvironment();
+    const migrated = await run(process.execPath, ["services/launcher/dist/migrate.js"], { cwd: ROOT, env: { ...process.env, ...env.env } });
+    expect(migrated.stdout).toMatch(/orders \(schema orders\): applied/);
     const [identity, orders, inventory, dispatcher, devices, mqtt, http, ...ops] = await freePorts(7 + SERVICES.length);
     httpPort = http;
     for (const [i, service] of SERVICES.entries()) opsPorts.set(service, ops[i]);
     const common = {
       ...env.env,
       NODE_ENV: "production",
+      MIGRATE_AT_START: "false",
       WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
       IDENTITY_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
       IDENTITY_GRPC_URL: `127.0.0.1:${identity}`,

@@ -16,7 +16,22 @@ let launcher: Child;
 let blocker: net.Server | undefined;
 const token = "api-launcher-test-token-0123456789abcdef";
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "waybill-launcher-"));
-const launcherEnv = () => ({ ...env.env, WAYBILL_DATA_DIR: dataDir, HTTP_PORT: "0", MQTT_PORT: undefined, BOOTSTRAP_API_TOKEN: token, LOG_LEVEL: "warn" });
+/** The test server trusts local connections: the password is there to show that it is never printed. */
+const DATABASE_PASSWORD = "launcher-db-password-never-printed";
+const withPassword = (databaseUrl: string) => {
+  const url = new URL(databaseUrl);
+  url.password = DATABASE_PASSWORD;
+  return url.toString();
+};
+const launcherEnv = () => ({
+  ...env.env,
+  DATABASE_URL: withPassword(env.databaseUrl),
+  WAYBILL_DATA_DIR: dataDir,
+  HTTP_PORT: "0",
+  MQTT_PORT: undefined,
+  BOOTSTRAP_API_TOKEN: token,
+  LOG_LEVEL: "warn",
+});
 const mqttPortOf = (out: string) => Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
 
 beforeAll(async () => {
@@ -47,6 +62,19 @@ describe("npm start", () => {
     const mqttPort = Number(out.match(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+)/)![1]);
     expect(mqttPort).not.toBe(1883);
     expect(mqttPort).toBeGreaterThan(0);
+  });
+
+  it("prints what it is connected to: PostgreSQL and database, NATS and stream prefix, ports, private webhook addresses; no password", () => {
+    const out = launcher.output();
+    const database = new URL(env.databaseUrl);
+    expect(out).toContain(`PostgreSQL: ${database.host}${database.pathname} as ${database.username}`);
+    expect(out).toContain(`NATS:       ${env.natsUrl}, stream prefix "${env.streamPrefix}": ${env.streamPrefix}EVENTS, ${env.streamPrefix}INGRESS`);
+    expect(out).toMatch(/HTTP API: +http:\/\/127\.0\.0\.1:(\d+)\/v1 .*port \1 on /);
+    expect(out).toMatch(/MQTT: +mqtt:\/\/127\.0\.0\.1:(\d+) +\(port \1 on /);
+    expect(out).toMatch(/Console: +http:\/\/127\.0\.0\.1:\d+\//);
+    expect(out).toContain("Webhooks:   private and loopback addresses refused (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)");
+    expect(out).toMatch(/Installation: inst_[0-9a-z]+ \(owns those streams\)/);
+    expect(out).not.toContain(DATABASE_PASSWORD);
   });
 
   it("serves POST and GET /v1/orders with the bootstrap token", async () => {

@@ -15,6 +15,10 @@ export const DEFAULT_READINESS_CHECK_TIMEOUT_MS = 2_000;
 export const DEFAULT_CONSUMER_STALL_WINDOW_MS = 120_000;
 /** How long JetStream waits for a consumer's ack before redelivering (the INGRESS and EVENTS consumers). */
 export const DEFAULT_CONSUMER_ACK_WAIT_MS = 30_000;
+/** How long one migration statement may wait for a lock before it gives up (and is tried again). */
+export const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 10_000;
+/** How long one migration statement may run. */
+export const DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS = 15 * 60_000;
 /** gRPC and ops ports of each service when it runs in its own container. */
 export const DEFAULT_PORTS = Object.freeze({
   edge: { ops: 9100 },
@@ -57,6 +61,23 @@ export const baseConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_]*$/)
     .default(""),
+  /**
+   * Apply the service's migrations at start (`npm start`, compose). Where the migrate command
+   * runs them before a rollout (Kubernetes' migrate Job), false: the service then waits, not
+   * ready, until its schema is migrated.
+   */
+  MIGRATE_AT_START: booleanFlag.default(true),
+  /** lock_timeout and statement_timeout of each migration statement (0: none). */
+  MIGRATION_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_MIGRATION_LOCK_TIMEOUT_MS),
+  MIGRATION_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(86_400_000).default(DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS),
+  /**
+   * The id of another installation whose claim on this STREAM_PREFIX's streams this one takes
+   * over (stream-claims.ts): set once when this installation replaces that one.
+   */
+  STREAMS_TAKE_OVER_FROM: z
+    .string()
+    .regex(/^inst_[0-9a-z]+$/, "an installation id, inst_…")
+    .optional(),
   CONSUMER_STALL_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(DEFAULT_CONSUMER_STALL_WINDOW_MS),
   /** Ack wait of the services' durable consumers; what a crashed process held comes back this much later. */
   CONSUMER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(300_000).default(DEFAULT_CONSUMER_ACK_WAIT_MS),

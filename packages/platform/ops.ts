@@ -27,6 +27,11 @@ export interface Ops {
   answer(path: string): Promise<{ status: number; contentType: string; body: string } | undefined>;
   /** Settles once every check has answered (or timed out) once, so a fresh pod reports real results. */
   firstRound: Promise<void>;
+  /**
+   * Runs every dependency check now (one still running from before is left to finish), for a
+   * service whose start-up work is done: /readyz need not wait for the next interval.
+   */
+  checkNow(): Promise<void>;
   /** Set while draining, so that load balancers stop sending work before the process exits; stops the checks. */
   setDraining(): void;
   /**
@@ -46,6 +51,7 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
   const results = new Map<string, string>();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READINESS_CHECK_TIMEOUT_MS;
   const timers: NodeJS.Timeout[] = [];
+  const runs: (() => Promise<void>)[] = [];
   let draining = false;
   // Each dependency on its own timer: a slow one delays only its own next result.
   const schedule = (name: string, check: ReadinessCheck): Promise<void> => {
@@ -69,6 +75,7 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
     const timer = setInterval(run, options.intervalMs ?? DEFAULT_READINESS_CHECK_INTERVAL_MS);
     timer.unref();
     timers.push(timer);
+    runs.push(run);
     return run();
   };
   const all = { ...options.checks, ...options.informational };
@@ -76,6 +83,7 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
   return {
     registry,
     firstRound: Promise.all(firsts).then(() => undefined),
+    checkNow: () => Promise.all(runs.map((run) => run())).then(() => undefined),
     setDraining: () => {
       draining = true;
       for (const timer of timers) clearInterval(timer);

@@ -11,10 +11,10 @@
 import { currentContext, TRACEPARENT_HEADER } from "./context.js";
 import type { Logger } from "./logger.js";
 import { outboxTraceparent } from "./nats-tracing.js";
-import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus, type Topology } from "./nats.js";
+import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 import { createCommittedPublisher, publishRows } from "./outbox-publisher.js";
 import { markOutboxWritten, onOutboxCommitted, type OutboxRow } from "./outbox-signal.js";
-import type { Pool, PoolClient, Queryable } from "./db.js";
+import { isoTimestampSql, type Pool, type PoolClient, type Queryable } from "./db.js";
 
 export const OUTBOX_BATCH_SIZE = 200;
 export const OUTBOX_POLL_INTERVAL_MS = 500;
@@ -34,23 +34,52 @@ export const OUTBOX_LINGER_MS = 3;
 export const OUTBOX_VACUUM_AFTER_ROWS = 5_000;
 export const OUTBOX_VACUUM_INTERVAL_MS = 5_000;
 
+export interface OutboxInsertOptions {
+  /** A row whose id is already there is left as it is. */
+  ignoreDuplicates?: boolean;
+}
+
 /**
  * The INSERT of outbox rows given as the JSON of `outboxRecords` in parameter `param`, for a
  * caller that writes its state and its events in one statement (one round trip, no BEGIN).
  */
-export function outboxInsertSql(param: string): string {
-  return outboxInsertFromSql(`SELECT id, tenant_id, kind, subject, event, headers FROM jsonb_to_recordset(${param}::jsonb)
-       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`);
+export function outboxInsertSql(param: string, options: OutboxInsertOptions = {}): string {
+  return outboxInsertFromSql(
+    `SELECT id, tenant_id, kind, subject, event, headers, timed FROM jsonb_to_recordset(${param}::jsonb)
+       AS r(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb, timed boolean)`,
+    options,
+  );
 }
 
 /**
  * The INSERT of outbox rows produced by `select` (columns id, tenant_id, kind, subject, event,
- * headers, in that order), for a statement that derives them from other rows (the dispatcher's
- * fan-out). The caller calls markOutboxWritten when it wrote any.
+ * headers, timed, in that order), for a statement that derives them from other rows. It returns
+ * each row's id and time (see applyOutboxTimes). The caller calls markOutboxWritten when it
+ * wrote any.
+ *
+ * A timed row's event gets its `time` from the database as the row is written: later than the
+ * transaction's now(), which stamps the rows the event announces (created_at, updated_at), and
+ * on the same clock. A time taken in the service before the write (an order waiting for its
+ * batch) was earlier than the resource's own timestamps.
  */
-export function outboxInsertFromSql(select: string): string {
+export function outboxInsertFromSql(select: string, options: OutboxInsertOptions = {}): string {
   return `INSERT INTO outbox (id, tenant_id, kind, subject, event, headers)
-     ${select}`;
+     SELECT r.id, r.tenant_id, r.kind, r.subject,
+            CASE WHEN r.timed THEN jsonb_set(r.event, '{time}', to_jsonb(${isoTimestampSql("clock_timestamp()")})) ELSE r.event END, r.headers
+       FROM (${select}) AS r(id, tenant_id, kind, subject, event, headers, timed)
+     ${options.ignoreDuplicates ? "ON CONFLICT (id) DO NOTHING " : ""}RETURNING id, event->>'time' AS time`;
+}
+
+/**
+ * Gives the timed records the time the database wrote into their rows (`rows`: what the INSERT
+ * returned), so that what the relay publishes from memory is what the table holds.
+ */
+export function applyOutboxTimes(records: readonly OutboxRecord[], rows: readonly { id: string; time: string | null }[]): void {
+  const times = new Map(rows.map((row) => [row.id, row.time]));
+  for (const record of records) {
+    const time = times.get(record.id);
+    if (record.timed && time) (record.event as { time?: string }).time = time;
+  }
 }
 
 /** The NATS headers every outbox message carries: the operation's transaction, tenant and trace. */
@@ -75,6 +104,8 @@ export interface OutboxRecord extends OutboxRow {
   tenantId: string;
   /** A catalog kind, or what a message carries (not a catalog kind). */
   kind: string;
+  /** The event's `time` is set by the database as the row is written (see outboxInsertFromSql). */
+  timed?: boolean;
 }
 
 /**
@@ -101,15 +132,24 @@ export function outboxRecordsJson(records: readonly OutboxRecord[]): string {
 
 /** The records as outboxInsertSql reads them, for a caller that nests them in JSON of its own. */
 export function outboxRecordRows(records: readonly OutboxRecord[]) {
-  return records.map((r) => ({ id: r.id, tenant_id: r.tenantId, kind: r.kind, subject: r.subject, event: r.event, headers: r.headers }));
+  return records.map((r) => ({
+    id: r.id,
+    tenant_id: r.tenantId,
+    kind: r.kind,
+    subject: r.subject,
+    event: r.event,
+    headers: r.headers,
+    timed: r.timed === true,
+  }));
 }
 
 /**
  * Inserts outbox rows in the caller's transaction and hands them to this process's relay after
  * its commit.
  */
-export async function insertOutboxRows(db: Queryable, records: readonly OutboxRecord[], options: { ignoreDuplicates?: boolean } = {}): Promise<void> {
-  await db.query(`${outboxInsertSql("$1")}${options.ignoreDuplicates ? " ON CONFLICT (id) DO NOTHING" : ""}`, [outboxRecordsJson(records)]);
+export async function insertOutboxRows(db: Queryable, records: readonly OutboxRecord[], options: OutboxInsertOptions = {}): Promise<void> {
+  const { rows } = await db.query<{ id: string; time: string | null }>(outboxInsertSql("$1", options), [outboxRecordsJson(records)]);
+  applyOutboxTimes(records, rows);
   markOutboxWritten(db, records);
 }
 

@@ -40,7 +40,9 @@ export function runMain<C>(name: string, load: () => C, start: (config: C) => Pr
       if (requested) void stopAndExit(name, started);
     },
     (error) => {
-      process.stderr.write(`${name}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      // A configuration problem (such as streams another installation owns) says what to set; a stack would bury it.
+      const detail = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+      process.stderr.write(`${name}: failed to start: ${detail}\n`);
       process.exit(1);
     },
   );

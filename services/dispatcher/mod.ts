@@ -2,4 +2,4 @@
 export { loadDispatcherConfig, type DispatcherConfig } from "./config.js";
 /** Under `npm start` without WEBHOOK_SECRET_KEY: the data folder file that holds it. */
 export const WEBHOOK_SECRET_KEY_FILE = "webhook-secret-key";
-export { startDispatcher, type DispatcherHandle } from "./service.js";
+export { DISPATCHER_SERVICE_SCHEMA, startDispatcher, type DispatcherHandle } from "./service.js";

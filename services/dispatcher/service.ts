@@ -15,7 +15,7 @@ import { checkIncomingEvent } from "./incoming-event.js";
 import { PoisonMessage } from "@waybill/platform/dead-letters.js";
 import { startRetention } from "./retention.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
-import { startRuntime } from "@waybill/platform/runtime.js";
+import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
 import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
@@ -41,6 +41,8 @@ export const DELIVERY_POOL_MAX = 4;
 export const EVENTS_CONCURRENCY = 512;
 export const EVENTS_MAX_ACK_PENDING = 2_048;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+/** The schema and migrations of dispatcher, for startRuntime and the migrate command. */
+export const DISPATCHER_SERVICE_SCHEMA: ServiceSchema = { service: "dispatcher", schema: DISPATCHER_SCHEMA, migrationsDir: MIGRATIONS_DIR };
 
 export interface DispatcherHandle extends ServiceHandle {
   grpcPort: number;
@@ -48,7 +50,7 @@ export interface DispatcherHandle extends ServiceHandle {
 }
 
 export async function startDispatcher(config: DispatcherConfig): Promise<DispatcherHandle> {
-  const runtime = await startRuntime({ service: "dispatcher", schema: DISPATCHER_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...DISPATCHER_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger, ops } = runtime;
     const registers = [ops.registry];

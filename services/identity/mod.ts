@@ -3,4 +3,4 @@ export { bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } f
 /** Under `npm start` without IDENTITY_SECRET_KEY: the data folder file that holds it. */
 export const IDENTITY_SECRET_KEY_FILE = "identity-secret-key";
 export { loadIdentityConfig, type IdentityConfig } from "./config.js";
-export { startIdentity, type IdentityHandle } from "./service.js";
+export { IDENTITY_SERVICE_SCHEMA, startIdentity, type IdentityHandle } from "./service.js";

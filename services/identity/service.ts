@@ -12,7 +12,7 @@ import { startGrpcServer, unary } from "@waybill/platform/grpc.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import { pageLimit } from "@waybill/platform/pagination.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
-import { startRuntime } from "@waybill/platform/runtime.js";
+import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
 import { createSealedBox, generateSealingKey, parseSealingKey } from "@waybill/platform/sealed-box.js";
 import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
@@ -28,6 +28,8 @@ import type { Role } from "@waybill/contracts/identity/roles.js";
 
 export const IDENTITY_SCHEMA = "identity";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+/** The schema and migrations of identity, for startRuntime and the migrate command. */
+export const IDENTITY_SERVICE_SCHEMA: ServiceSchema = { service: "identity", schema: IDENTITY_SCHEMA, migrationsDir: MIGRATIONS_DIR };
 
 export interface IdentityHandle extends ServiceHandle {
   grpcPort: number;
@@ -46,7 +48,7 @@ export interface IdentityDeps {
 }
 
 export async function startIdentity(config: IdentityConfig, deps: IdentityDeps = {}): Promise<IdentityHandle> {
-  const runtime = await startRuntime({ service: "identity", schema: IDENTITY_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...IDENTITY_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger } = runtime;
     const bootstrap = await bootstrapIdentity(pool, {

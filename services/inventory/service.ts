@@ -5,13 +5,15 @@ import { InventoryServiceService } from "@waybill/contracts/gen/waybill/inventor
 import { startGrpcServer } from "@waybill/platform/grpc.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
-import { startRuntime } from "@waybill/platform/runtime.js";
+import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
 import type { InventoryConfig } from "./config.js";
 import { startDeviceStockConsumer } from "./device-stock.js";
 import { createInventoryHandlers } from "./grpc-handlers.js";
 
 export const INVENTORY_SCHEMA = "inventory";
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+/** The schema and migrations of inventory, for startRuntime and the migrate command. */
+export const INVENTORY_SERVICE_SCHEMA: ServiceSchema = { service: "inventory", schema: INVENTORY_SCHEMA, migrationsDir: MIGRATIONS_DIR };
 
 export interface InventoryHandle extends ServiceHandle {
   grpcPort: number;
@@ -19,7 +21,7 @@ export interface InventoryHandle extends ServiceHandle {
 }
 
 export async function startInventory(config: InventoryConfig): Promise<InventoryHandle> {
-  const runtime = await startRuntime({ service: "inventory", schema: INVENTORY_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...INVENTORY_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger } = runtime;
     const relay = createOutboxRelay({ pool, bus, schema: INVENTORY_SCHEMA, logger });

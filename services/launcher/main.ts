@@ -19,8 +19,12 @@ import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from 
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
 import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
 import { installRuntimeFixes } from "@waybill/platform/runtime-fixes.js";
+import { createPool } from "@waybill/platform/db.js";
+import { readInstallationId } from "@waybill/platform/installation.js";
+import { createTopology, streamConfigs } from "@waybill/platform/nats.js";
 import { answers, isPortFree, startOnPort } from "./ports.js";
 import { MissingBinaryError, startPrivateNats, startPrivatePostgres, type PrivateServer } from "./private-servers.js";
+import { runningSummaryLines } from "./summary.js";
 
 export { DEFAULT_DATA_DIR };
 /** The console stays readable: warnings and errors only, unless LOG_LEVEL says otherwise. */
@@ -137,15 +141,30 @@ async function main(): Promise<void> {
       ...(launcher.HTTP_PORT === undefined ? { httpPort: Number(new URL(edge.url).port) } : {}),
     });
 
+    const settings = loadDispatcherConfig(env);
     say("");
     say("Waybill is running.");
-    say(`  HTTP API:  ${edge.url}/v1   (health: ${edge.url}/healthz)`);
-    say(`  Console:   ${edge.url}/   (sign in with the admin's email and password)`);
-    say(`  API docs:  ${edge.url}/docs`);
-    say(`  MQTT:      ${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`);
-    say(
-      `  ops ports: identity ${identity.opsPort}, inventory ${inventory.opsPort}, orders ${orders.opsPort}, dispatcher ${dispatcher.opsPort}, mqtt-gateway ${gateway.opsPort}`,
-    );
+    for (const line of runningSummaryLines({
+      httpUrl: edge.url,
+      httpBindHost: process.env.BIND_HOST ?? "0.0.0.0",
+      mqttUrl: `${gateway.tls ? "mqtts" : "mqtt"}://127.0.0.1:${gateway.port}`,
+      mqttBindHost: process.env.BIND_HOST ?? "0.0.0.0",
+      databaseUrl,
+      natsUrl,
+      natsUser: settings.NATS_USER,
+      streamPrefix: settings.STREAM_PREFIX,
+      streams: streamConfigs(createTopology(settings.STREAM_PREFIX)).map((stream) => stream.name),
+      allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      installationId: await installationOf(databaseUrl),
+      opsPorts: {
+        identity: identity.opsPort,
+        inventory: inventory.opsPort,
+        orders: orders.opsPort,
+        dispatcher: dispatcher.opsPort,
+        "mqtt-gateway": gateway.opsPort,
+      },
+    }))
+      say(line);
     if (!identity.bootstrap) for (const line of bootstrapSkipped(launcher.WAYBILL_DATA_DIR, dataDir)) say(line);
     say("Press Ctrl-C to stop.");
   } catch (error) {
@@ -178,6 +197,16 @@ function bootstrapSkipped(dataDirSetting: string, dataDir: string, env: NodeJS.P
   lines.push(`    ${prefix}npm run -s admin -- tokens create --tenant default --name my-token --type api`);
   lines.push(`  To set a new password for the admin:  ${prefix}npm run admin -- reset-password --email <email>`);
   return lines;
+}
+
+/** The installation id the services keep in the database (installation.ts). */
+async function installationOf(databaseUrl: string): Promise<string | undefined> {
+  const pool = createPool({ databaseUrl, schema: "public", max: 1, applicationName: "waybill-launcher" });
+  try {
+    return await readInstallationId(pool);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Uses the server at `url` when it answers, else starts a private one. */

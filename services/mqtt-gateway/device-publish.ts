@@ -77,10 +77,14 @@ export function createDevicePublishHandler(deps: DevicePublishDeps): AuthorizePu
         : undefined;
     // A persistent session resends an unacknowledged publish under the same packet id.
     const messageId = attempt && retransmissions.messageIdFor(attempt, !client.clean || packet.dup);
+    // Stamped and stored once the session's device.connected is committed, so that a reading
+    // sent right after CONNACK is never timed before (nor sent out before) its session's start.
     const span = devicePublishSpan(logger, ref, channel, packet.qos);
     const write = endWith(
       span,
-      inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, messageId })),
+      (session.connected ?? Promise.resolve()).then(() =>
+        inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, messageId })),
+      ),
     ).then(() => void stored.inc());
     if (packet.qos === 0) {
       write.catch((error: Error) => logger.warn({ err: error.message }, "QoS 0 device message lost"));

@@ -22,7 +22,7 @@ export interface DeviceSession {
   principal: TokenPrincipal;
   /** The sensor token, in memory only: re-validated with identity after a revocation gap. */
   token: string;
-  /** The registry write of the connect, so the disconnect is written after it. */
+  /** The registry write of the connect, so the disconnect and the session's messages come after it. */
   connected?: Promise<void>;
   expiry?: NodeJS.Timeout;
 }

@@ -17,7 +17,7 @@ import { grpcClientTracing } from "@waybill/platform/grpc-tracing.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
-import { startRuntime } from "@waybill/platform/runtime.js";
+import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
 import { createDeviceBroker } from "./broker.js";
 import type { MqttGatewayConfig } from "./config.js";
 import { createMqttGatewayHandlers } from "./grpc-handlers.js";
@@ -29,6 +29,13 @@ export const MQTT_GATEWAY_SCHEMA = "mqtt_gateway";
 /** The schema's name before the gateway had one name everywhere; renamed at start. */
 const FORMER_SCHEMA_NAMES = ["devices"];
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+/** The schema and migrations of the gateway, for startRuntime and the migrate command. */
+export const MQTT_GATEWAY_SERVICE_SCHEMA: ServiceSchema = {
+  service: "mqtt-gateway",
+  schema: MQTT_GATEWAY_SCHEMA,
+  formerSchemaNames: FORMER_SCHEMA_NAMES,
+  migrationsDir: MIGRATIONS_DIR,
+};
 
 export interface MqttGatewayHandle extends ServiceHandle {
   port: number;
@@ -44,10 +51,7 @@ export interface MqttGatewayHandle extends ServiceHandle {
 
 export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger?: Logger } = {}): Promise<MqttGatewayHandle> {
   const runtime = await startRuntime({
-    service: "mqtt-gateway",
-    schema: MQTT_GATEWAY_SCHEMA,
-    formerSchemaNames: FORMER_SCHEMA_NAMES,
-    migrationsDir: MIGRATIONS_DIR,
+    ...MQTT_GATEWAY_SERVICE_SCHEMA,
     config,
     opsPort: config.OPS_PORT,
     logger: deps.logger,

@@ -5,7 +5,7 @@
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { isoTimestampSql, type Pool, type Queryable } from "@waybill/platform/db.js";
 import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
-import { outboxInsertFromSql, outboxRecordRows, type OutboxRecord } from "@waybill/platform/outbox.js";
+import { applyOutboxTimes, outboxInsertFromSql, outboxRecordRows, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { listingHeadSql } from "./order-listing.js";
 
@@ -54,11 +54,13 @@ const INSERT_ORDERS = preparedStatement(
        FROM new_orders n JOIN input i ON i.id = n.id
       CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(i.items_json::jsonb) AS ("productId" text, quantity integer, price numeric))
             WITH ORDINALITY AS l(product_id, quantity, price, line_no)),
-   new_events AS (${outboxInsertFromSql(`SELECT e.id, e.tenant_id, e.kind, e.subject, e.event, e.headers
+   new_events AS (${outboxInsertFromSql(`SELECT e.id, e.tenant_id, e.kind, e.subject, e.event, e.headers, e.timed
        FROM new_orders n JOIN input i ON i.id = n.id
-      CROSS JOIN LATERAL jsonb_to_recordset(i.events) AS e(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb)`)})
+      CROSS JOIN LATERAL jsonb_to_recordset(i.events) AS e(id text, tenant_id text, kind text, subject text, event jsonb, headers jsonb, timed boolean)`)})
    SELECT i.id, k.id IS NOT NULL AS customer_found,
-          ${isoTimestampSql("n.created_at")} AS created_at, ${isoTimestampSql("n.updated_at")} AS updated_at
+          ${isoTimestampSql("n.created_at")} AS created_at, ${isoTimestampSql("n.updated_at")} AS updated_at,
+          (SELECT json_agg(json_build_object('id', ne.id, 'time', ne.time)) FROM new_events ne
+            WHERE ne.id IN (SELECT e->>'id' FROM jsonb_array_elements(i.events) e)) AS event_times
      FROM input i LEFT JOIN known k ON k.id = i.id LEFT JOIN new_orders n ON n.id = i.id`,
 );
 
@@ -80,15 +82,20 @@ export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]
     items_json: JSON.stringify(o.items.map((item) => ({ productId: item.productId, quantity: item.quantity, price: item.price }))),
     events: outboxRecordRows(o.records),
   }));
-  const { rows } = await db.query<{ id: string; customer_found: boolean; created_at: string | null; updated_at: string | null }>(
-    INSERT_ORDERS([JSON.stringify(input)]),
-  );
+  const { rows } = await db.query<{
+    id: string;
+    customer_found: boolean;
+    created_at: string | null;
+    updated_at: string | null;
+    event_times: { id: string; time: string | null }[] | null;
+  }>(INSERT_ORDERS([JSON.stringify(input)]));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return orders.map((order) => {
     const row = byId.get(order.id);
     if (!row) throw new Error(`the insert of orders answered nothing for ${order.id}`);
     if (!row.customer_found) return "unknown_customer";
     if (row.created_at === null || row.updated_at === null) return "duplicate_short_id";
+    applyOutboxTimes(order.records, row.event_times ?? []);
     return { createdAt: row.created_at, updatedAt: row.updated_at };
   });
 }

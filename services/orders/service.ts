@@ -10,7 +10,7 @@ import { grpcClientTracing } from "@waybill/platform/grpc-tracing.js";
 import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { createPool } from "@waybill/platform/db.js";
-import { startRuntime } from "@waybill/platform/runtime.js";
+import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
 import type { OrdersConfig } from "./config.js";
 import type { OrdersDeps } from "./deps.js";
 import { createOrderWriter } from "./order-insert.js";
@@ -24,6 +24,8 @@ export const ORDERS_SCHEMA = "orders";
 /** Connections beside DB_POOL_MAX for stock intents (stock-intents.ts); counted in the deploy budget. */
 export const STOCK_INTENTS_POOL_MAX = 2;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+/** The schema and migrations of orders, for startRuntime and the migrate command. */
+export const ORDERS_SERVICE_SCHEMA: ServiceSchema = { service: "orders", schema: ORDERS_SCHEMA, migrationsDir: MIGRATIONS_DIR };
 
 export interface OrdersHandle extends ServiceHandle {
   grpcPort: number;
@@ -37,7 +39,7 @@ export interface OrdersOptions {
 }
 
 export async function startOrders(config: OrdersConfig, options: OrdersOptions = {}): Promise<OrdersHandle> {
-  const runtime = await startRuntime({ service: "orders", schema: ORDERS_SCHEMA, migrationsDir: MIGRATIONS_DIR, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...ORDERS_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
   try {
     const { pool, bus, logger } = runtime;
     const inventoryClient = new InventoryServiceClient(config.INVENTORY_GRPC_URL, credentials.createInsecure(), {

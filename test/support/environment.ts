@@ -3,11 +3,12 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { connect } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from "@waybill/platform/config.js";
 import { quoteIdent } from "@waybill/platform/db.js";
 import { createTopology, type Topology } from "@waybill/platform/nats.js";
+import { releaseStreamClaim } from "@waybill/platform/stream-claims.js";
 
 export interface TestEnvironment {
   databaseUrl: string;
@@ -67,6 +68,8 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
       try {
         const jsm = await jetstreamManager(nc);
         for await (const name of jsm.streams.names()) if (name.startsWith(streamPrefix)) await jsm.streams.delete(name);
+        // The run's installation claimed its prefix (stream-claims.ts): forget it with the streams.
+        await releaseStreamClaim({ js: jetstream(nc) }, streamPrefix);
       } finally {
         await nc.close();
       }

@@ -74,7 +74,7 @@ export function eventsMarkdown(): string {
     "|---|---|---|",
     "| `id` | string `evt_…` | unique per event; the same on every delivery and retry of it: deduplicate by it |",
     "| `kind` | string | one of the kinds below |",
-    "| `time` | date-time | when the change happened (the producing service's clock, UTC) |",
+    "| `time` | date-time | when the change was stored, UTC: the database's clock as the change's transaction wrote the event, so never earlier than the timestamps the change carries (`createdAt`, `updatedAt`); for `device.reading` the time the gateway received it, after its session's `device.connected` |",
     "| `transactionId` | string `txn_…` | shared by every event of one operation (also across services); a client can set it with `X-Transaction-Id` |",
     "",
     `## Kinds (${EVENT_KINDS.length})`,

@@ -15,7 +15,7 @@ export interface NewEvent<K extends EventKind = EventKind> {
   transactionId?: string;
 }
 
-/** Writes events to the outbox inside the caller's transaction; returns their envelopes. */
+/** Writes events to the outbox inside the caller's transaction; returns their envelopes (with the database's time). */
 export async function appendEvents(client: Queryable, topology: Topology, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (events.length === 0) return [];
   const { envelopes, records } = outboxRecords(topology, events);
@@ -48,6 +48,8 @@ export function outboxRecords(topology: Topology, events: NewEvent[]): { envelop
       subject: topology.eventSubject(event.tenantId, event.kind),
       event: envelope,
       headers: outboxHeaders(event.tenantId, transactionId),
+      // The envelope's time becomes the moment its row is written, after the change it announces.
+      timed: true,
     });
   }
   return { envelopes, records };
