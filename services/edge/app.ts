@@ -23,7 +23,7 @@ import type { Api, RouteSpec } from "./route.js";
 import { rateLimit } from "./middleware/rate-limit.js";
 import { memoryRateLimitStore, type RateLimitStore } from "./rate-limit-store.js";
 import { clientAddress, type TrustedProxies } from "./client-address.js";
-import { identityRoutes, loginRoute } from "./routes/identity.js";
+import { identityRoutes, ownSessionsRoutes, sessionRoutes } from "./routes/identity.js";
 import type { SessionVerifier } from "@waybill/contracts/identity-client/session-verifier.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { serveConsole } from "./console.js";
@@ -45,7 +45,7 @@ export interface AppDeps {
   rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number };
   /** Where counts live; memory (this process only) when absent. */
   rateLimitStore?: RateLimitStore;
-  /** Proxies whose X-Forwarded-For is believed for the login limiter's client address. */
+  /** Proxies whose X-Forwarded-For is believed for the client address the open endpoints' limiter counts (login, refresh, logout). */
   trustedProxies?: TrustedProxies;
 }
 
@@ -60,12 +60,13 @@ export function registerRoutes(api: Api, clients: BackendClients, eventStreams: 
   eventsStreamRoute(api, eventStreams);
   hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
+  ownSessionsRoutes(api, clients.identity);
   devicesRoutes(api, clients.mqttGateway);
 }
 
 /** The /v1 endpoints that need no credential. */
 export function registerPublicRoutes(api: Api, clients: BackendClients): void {
-  loginRoute(api, clients.identity);
+  sessionRoutes(api, clients.identity);
 }
 
 export function createApp(deps: AppDeps): Koa {

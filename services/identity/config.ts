@@ -6,6 +6,8 @@ import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
 export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;
+export const DEFAULT_SESSION_REFRESH_TTL_SECONDS = 30 * 24 * 3600;
+export const DEFAULT_SESSION_REFRESH_GRACE_SECONDS = 30;
 
 export const identityConfigSchema = z
   .object({
@@ -27,6 +29,15 @@ export const identityConfigSchema = z
       .min(30)
       .max(24 * 3600)
       .default(DEFAULT_SESSION_TTL_SECONDS),
+    /** How long a remembered session (the console's refresh cookie) lives after its last use. */
+    SESSION_REFRESH_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(400 * 24 * 3600)
+      .default(DEFAULT_SESSION_REFRESH_TTL_SECONDS),
+    /** How long a rotated-away refresh value still refreshes (two tabs at once); after it, reuse ends the session. */
+    SESSION_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(1).max(300).default(DEFAULT_SESSION_REFRESH_GRACE_SECONDS),
     /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
     BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
     /** Seals the session signing keys at rest (base64 of 32 bytes); required in production. */

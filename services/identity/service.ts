@@ -5,6 +5,10 @@ import {
   IdentityServiceService,
   type CreateTokenRequest,
   type CreateUserRequest,
+  type ListSessionsRequest,
+  type LoginRequest,
+  type RefreshSessionRequest,
+  type RevokeSessionRequest,
   type Token as TokenMessage,
 } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
@@ -20,13 +24,17 @@ import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentia
 import type { IdentityConfig } from "./config.js";
 import { recordRevocation } from "./revocations.js";
 import { loadSessionKeys } from "./session-keys.js";
-import { login } from "./sessions.js";
+import { login, issueAccessToken } from "./sessions.js";
+import { deleteEndedSessions, listSessions, logoutSession, refreshSession, revokeSession, type EndedSession, type SessionPolicy } from "./session-store.js";
+import type { PoolClient } from "@waybill/platform/db.js";
 import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
 import type { TokenType } from "@waybill/contracts/identity/tokens.js";
 import { createUserIdempotently, listUsers } from "./users.js";
 import type { Role } from "@waybill/contracts/identity/roles.js";
 
 export const IDENTITY_SCHEMA = "identity";
+/** How often sessions that ended more than a day ago are deleted. */
+const ENDED_SESSIONS_SWEEP_MS = 60 * 60 * 1000;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
 export interface IdentityHandle extends ServiceHandle {
@@ -83,6 +91,19 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
         "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with the newest that opens, or a new one",
       );
     const jwksJson = JSON.stringify(keys.jwks);
+    const signingKey = () => keys.current;
+    const policy: SessionPolicy = {
+      accessTtlSeconds: config.SESSION_TTL_SECONDS,
+      refreshTtlSeconds: config.SESSION_REFRESH_TTL_SECONDS,
+      graceSeconds: config.SESSION_REFRESH_GRACE_SECONDS,
+    };
+    // An ended session goes out like a revoked token: edges stop accepting its access JWTs.
+    const announceEnded = (client: PoolClient, ended: EndedSession) => recordRevocation(client, bus.topology, { tenantId: ended.tenantId, tokenId: ended.id });
+    const sweepTimer = setInterval(() => {
+      deleteEndedSessions(pool).catch((error) => logger.warn({ err: error.message }, "could not delete ended sessions"));
+    }, ENDED_SESSIONS_SWEEP_MS);
+    sweepTimer.unref();
+    runtime.defer(async () => clearInterval(sweepTimer));
 
     const tokenVerifier = createTokenVerifier(pool);
     const flushTimer = setInterval(() => {
@@ -107,9 +128,26 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
               expiresAtMs: principal.expiresAt?.getTime() ?? 0,
             };
           }),
-          login: unary(logger, ({ email, password }: { email: string; password: string }) =>
-            login(pool, keys.current, config.SESSION_TTL_SECONDS, email, password),
+          login: unary(logger, (request: LoginRequest) =>
+            login(pool, signingKey, policy, { email: request.email, password: request.password, remember: request.remember, userAgent: request.userAgent }),
           ),
+          refreshSession: unary(logger, async (request: RefreshSessionRequest) => {
+            const session = await refreshSession(pool, request.refreshValue, policy, request.userAgent, announceEnded);
+            const access = await issueAccessToken(signingKey(), session.user, session.id, policy.accessTtlSeconds);
+            return { ...access, sessionId: session.id, refreshValue: session.refreshValue, refreshExpiresAt: session.refreshExpiresAt };
+          }),
+          logout: unary(logger, async ({ refreshValue }: { refreshValue: string }) => {
+            await logoutSession(pool, refreshValue, announceEnded);
+            return {};
+          }),
+          listSessions: unary(logger, async (request: ListSessionsRequest) => {
+            const sessions = await listSessions(pool, request.tenantId, request.userId);
+            return { data: sessions.map((s) => ({ ...s, userAgent: s.userAgent ?? undefined, current: s.id === request.currentSessionId })) };
+          }),
+          revokeSession: unary(logger, async (request: RevokeSessionRequest) => {
+            await withTransaction(pool, async (client) => announceEnded(client, await revokeSession(client, request.tenantId, request.userId, request.id)));
+            return {};
+          }),
           getSigningKeys: unary(logger, async () => ({ jwksJson })),
           createToken: unary(logger, async (request: CreateTokenRequest) => {
             const { token, value, replayed } = await createTokenIdempotently(

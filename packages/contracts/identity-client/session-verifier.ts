@@ -15,7 +15,16 @@ export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
 
 export interface SessionVerifier {
   verify(jwt: string): Promise<SessionPrincipal>;
+  /** Refuses from now on the access JWTs of this session (ses_…): it was revoked. */
+  revoke(sessionId: string): void;
 }
+
+/**
+ * How long a revoked session id is remembered: longer than any access JWT lives (identity's
+ * SESSION_TTL_SECONDS is at most 24 h), so its tokens have expired by the time it is forgotten.
+ */
+export const REVOKED_SESSION_MEMORY_MS = 24 * 3600 * 1000;
+export const REVOKED_SESSIONS_MAX = 100_000;
 
 export const VERIFIED_SESSION_CACHE_MAX = 10_000;
 
@@ -23,6 +32,15 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
   // A signature check costs more than the rest of a request's authentication; a session seen
   // before is answered from memory until it expires (keyed by its hash, never the token).
   const verified = new LRUCache<string, SessionPrincipal>({ max: VERIFIED_SESSION_CACHE_MAX });
+  // Sessions ended while this edge listened (revocation broadcast). One that ended while it was
+  // not listening keeps working until its access JWT expires (SESSION_TTL_SECONDS, 15 min).
+  const revoked = new LRUCache<string, true>({ max: REVOKED_SESSIONS_MAX, ttl: REVOKED_SESSION_MEMORY_MS });
+  const refuseRevoked = (principal: SessionPrincipal) => {
+    if (principal.sessionId !== undefined && revoked.has(principal.sessionId)) {
+      throw new UnauthenticatedError("session_revoked", "The session was ended (signed out or revoked); log in again.");
+    }
+    return principal;
+  };
   let keySet: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = 0;
   const refresh = async () => {
@@ -46,7 +64,7 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
     async verify(jwt) {
       const cacheKey = createHash("sha256").update(jwt).digest("base64");
       const known = verified.get(cacheKey);
-      if (known && known.expiresAtMs > Date.now()) return known;
+      if (known && known.expiresAtMs > Date.now()) return refuseRevoked(known);
       let payload: JWTPayload;
       try {
         ({ payload } = await check(jwt));
@@ -59,9 +77,21 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
       if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || !ROLES.includes(role)) {
         throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
       }
-      const principal: SessionPrincipal = { kind: "session", tenantId: payload.tid, credentialId: payload.sub, role, expiresAtMs: (payload.exp ?? 0) * 1000 };
+      // Tokens from before sessions were stored carry no sid; they expire within SESSION_TTL_SECONDS.
+      const sessionId = typeof payload.sid === "string" ? payload.sid : undefined;
+      const principal: SessionPrincipal = {
+        kind: "session",
+        tenantId: payload.tid,
+        credentialId: payload.sub,
+        role,
+        expiresAtMs: (payload.exp ?? 0) * 1000,
+        ...(sessionId === undefined ? {} : { sessionId }),
+      };
       verified.set(cacheKey, principal, { ttl: Math.max(1, principal.expiresAtMs - Date.now()) });
-      return principal;
+      return refuseRevoked(principal);
+    },
+    revoke(sessionId) {
+      revoked.set(sessionId, true);
     },
   };
 }
