@@ -141,11 +141,15 @@ export interface ResealingDeps {
   logger: Logger;
   batchSize: number;
   pauseMs: number;
-  /** How often a pass looks for hooks left to re-seal (after a start, the first pass runs at once). */
+  /**
+   * How often a pass looks for hooks left to re-seal. The first pass comes one interval after the
+   * start, not at once: in a rolling update, replicas still on the old configuration cannot open
+   * secrets sealed under the new key, so the rollout should be over before secrets move to it.
+   */
   intervalMs: number;
 }
 
-/** Re-seals in the background: a pass at start and one every interval; stop() waits for the pass under way. */
+/** Re-seals in the background, a pass every interval; stop() waits for the pass under way. */
 export function startSecretResealing(deps: ResealingDeps): { stop(): Promise<void> } {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
@@ -161,7 +165,6 @@ export function startSecretResealing(deps: ResealingDeps): { stop(): Promise<voi
   const run = () => {
     running = running.then(pass).catch((error: Error) => deps.logger.warn({ err: error.message }, "re-sealing hook secrets failed; trying again later"));
   };
-  run();
   const timer = setInterval(run, deps.intervalMs);
   timer.unref();
   return {
