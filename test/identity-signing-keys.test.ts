@@ -41,7 +41,7 @@ async function signingKidWith(key: string): Promise<{ kid: string; jwks: { keys:
   );
   const client = new IdentityServiceClient(`127.0.0.1:${identity.grpcPort}`, credentials.createInsecure());
   try {
-    const login = await new Promise<LoginResponse>((resolve, reject) => client.login(ADMIN, (e, r) => (e ? reject(e) : resolve(r))));
+    const login = await new Promise<LoginResponse>((resolve, reject) => client.login({ ...ADMIN, remember: false }, (e, r) => (e ? reject(e) : resolve(r))));
     const keys = await new Promise<GetSigningKeysResponse>((resolve, reject) => client.getSigningKeys({}, (e, r) => (e ? reject(e) : resolve(r))));
     return { kid: decodeProtectedHeader(login.accessToken).kid as string, jwks: JSON.parse(keys.jwksJson) };
   } finally {

@@ -2,7 +2,7 @@
 import { createHash, randomFillSync } from "node:crypto";
 import { encodeTime, monotonicFactory } from "ulid";
 
-export const ID_PREFIXES = ["ord", "hook", "evt", "tok", "shp", "prd", "cus", "exe", "dev", "txn", "ten", "usr", "req", "adj"] as const;
+export const ID_PREFIXES = ["ord", "hook", "evt", "tok", "shp", "prd", "cus", "exe", "dev", "txn", "ten", "usr", "req", "adj", "ses"] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 // ulid asks its PRNG for one value per character; drawing them from a buffer of crypto-random

@@ -16,19 +16,21 @@ const ALL: Capability[] = [
   "tokens:manage",
   "users:manage",
   "devices:publish",
+  "sessions:own",
 ];
 
 // API.md "Token types": api — the whole API; machine — the whole API but token management
 // (users included: an admin user could mint tokens); cli — hooks, orders, shipments, products,
 // reads; sensor — device publishing and readings only.
 const ALLOWED: Record<TokenType, Capability[]> = {
-  api: ALL,
-  machine: ALL.filter((c) => c !== "tokens:manage" && c !== "users:manage"),
+  // sessions:own is a user's own console sessions: no token has any.
+  api: ALL.filter((c) => c !== "sessions:own"),
+  machine: ALL.filter((c) => c !== "tokens:manage" && c !== "users:manage" && c !== "sessions:own"),
   cli: ["read", "hooks:write", "orders:write", "shipments:write", "products:write"],
   sensor: ["devices:publish"],
 };
 
-const ALLOWED_BY_ROLE: Record<Role, Capability[]> = { admin: ALLOWED.api, member: ALLOWED.machine };
+const ALLOWED_BY_ROLE: Record<Role, Capability[]> = { admin: [...ALLOWED.api, "sessions:own"], member: [...ALLOWED.machine, "sessions:own"] };
 
 describe("can", () => {
   it("is false, not a crash, for a type that is not a token type", () => {

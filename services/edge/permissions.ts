@@ -20,7 +20,8 @@ export type Capability =
   | "hooks:write"
   | "tokens:manage"
   | "users:manage"
-  | "devices:publish";
+  | "devices:publish"
+  | "sessions:own"; // a user's own console sessions: sessions only, never a token
 
 const ALL_BUT_DEVICES: Capability[] = ["read", "orders:write", "shipments:write", "products:write", "inventory:write", "customers:write", "hooks:write"];
 
@@ -33,8 +34,8 @@ export const CAPABILITIES_BY_TOKEN_TYPE: Readonly<Record<TokenType, ReadonlySet<
 
 /** Session users: admins may do what an api token may; members all but token and user management. */
 export const CAPABILITIES_BY_ROLE: Readonly<Record<Role, ReadonlySet<Capability>>> = Object.freeze({
-  admin: CAPABILITIES_BY_TOKEN_TYPE.api,
-  member: CAPABILITIES_BY_TOKEN_TYPE.machine,
+  admin: new Set<Capability>([...CAPABILITIES_BY_TOKEN_TYPE.api, "sessions:own"]),
+  member: new Set<Capability>([...CAPABILITIES_BY_TOKEN_TYPE.machine, "sessions:own"]),
 });
 
 export function can(tokenType: TokenType, capability: Capability): boolean {

@@ -59,8 +59,16 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     timeoutMs: config.READINESS_CHECK_TIMEOUT_MS,
   });
   const tokens = createTokenResolver(clients.identity, { ttlMs: config.AUTH_CACHE_TTL_MS, max: config.AUTH_CACHE_MAX });
-  // Revoked tokens leave this edge's cache the moment identity announces them.
-  const stopWatching = watchRevocations(bus, { onRevoked: (r) => tokens.forget(r.tokenId), onGap: () => tokens.forgetAll() });
+  const sessions = createSessionVerifier(clients.identity);
+  // Revoked tokens leave this edge's cache the moment identity announces them; an ended
+  // session's access JWTs are refused from then on.
+  const stopWatching = watchRevocations(bus, {
+    onRevoked: (r) => {
+      tokens.forget(r.tokenId);
+      if (r.tokenId.startsWith("ses_")) sessions.revoke(r.tokenId);
+    },
+    onGap: () => tokens.forgetAll(),
+  });
   const eventStreams = createEventStreams(
     bus,
     logger,
@@ -88,10 +96,15 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     ops,
     clients,
     tokens,
-    sessions: createSessionVerifier(clients.identity),
+    sessions,
     eventStreams,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+    rateLimit: {
+      requests: config.RATE_LIMIT_REQUESTS,
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE,
+      sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE,
+    },
     rateLimitStore,
     trustedProxies: config.TRUSTED_PROXIES,
     consoleDir: config.CONSOLE_DIR,

@@ -5,6 +5,10 @@ import {
   IdentityServiceService,
   type CreateTokenRequest,
   type CreateUserRequest,
+  type ListSessionsRequest,
+  type LoginRequest,
+  type RefreshSessionRequest,
+  type RevokeSessionRequest,
   type Token as TokenMessage,
 } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
@@ -19,14 +23,18 @@ import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
 import type { IdentityConfig } from "./config.js";
 import { recordRevocation } from "./revocations.js";
-import { loadSessionKeys } from "./session-keys.js";
-import { login } from "./sessions.js";
+import { loadSessionKeys, sessionKeyPolicy, type SessionKeys } from "./session-keys.js";
+import { login, issueAccessToken } from "./sessions.js";
+import { deleteEndedSessions, listSessions, logoutSession, refreshSession, revokeSession, type EndedSession, type SessionPolicy } from "./session-store.js";
+import type { PoolClient } from "@waybill/platform/db.js";
 import { createTokenIdempotently, listTokens, revokeToken, type TokenRecord } from "./token-manager.js";
 import type { TokenType } from "@waybill/contracts/identity/tokens.js";
 import { createUserIdempotently, listUsers } from "./users.js";
 import type { Role } from "@waybill/contracts/identity/roles.js";
 
 export const IDENTITY_SCHEMA = "identity";
+/** How often sessions that ended more than a day ago are deleted. */
+const ENDED_SESSIONS_SWEEP_MS = 60 * 60 * 1000;
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 /** The schema and migrations of identity, for startRuntime and the migrate command. */
 export const IDENTITY_SERVICE_SCHEMA: ServiceSchema = { service: "identity", schema: IDENTITY_SCHEMA, migrationsDir: MIGRATIONS_DIR };
@@ -78,13 +86,50 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
           "makes a new signing key. Set IDENTITY_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
       );
     const sealingKey = parseSealingKey(config.IDENTITY_SECRET_KEY ?? generateSealingKey(), "IDENTITY_SECRET_KEY");
-    const keys = await loadSessionKeys(pool, createSealedBox(sealingKey));
+    const box = createSealedBox(sealingKey);
+    const keyPolicy = sessionKeyPolicy({
+      rotateEveryMs: config.SESSION_KEY_ROTATE_EVERY,
+      accessTtlSeconds: config.SESSION_TTL_SECONDS,
+      checkIntervalMs: config.SESSION_KEY_CHECK_INTERVAL_MS,
+    });
+    let keys = await loadSessionKeys(pool, box, keyPolicy);
     if (keys.unopened.length > 0 && config.IDENTITY_SECRET_KEY)
       logger.warn(
         { unopened: keys.unopened.length, signingKey: keys.current.kid },
-        "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with the newest that opens, or a new one",
+        "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with a new key",
       );
-    const jwksJson = JSON.stringify(keys.jwks);
+    let jwksJson = JSON.stringify(keys.jwks);
+    const reportKeys = (loaded: SessionKeys) => {
+      if (loaded.retired.length > 0) logger.info({ signingKey: loaded.current.kid, retired: loaded.retired }, "session signing key rotated");
+      if (loaded.dropped.length > 0) logger.info({ dropped: loaded.dropped }, "dropped retired session signing keys: every token they signed has expired");
+    };
+    reportKeys(keys);
+    // Re-reading the keys on a timer rotates a due key, takes up one another replica or the admin
+    // command made, and drops retired keys once their tokens have expired.
+    const keyTimer = setInterval(() => {
+      loadSessionKeys(pool, box, keyPolicy)
+        .then((loaded) => {
+          keys = loaded;
+          jwksJson = JSON.stringify(loaded.jwks);
+          reportKeys(loaded);
+        })
+        .catch((error) => logger.warn({ err: error.message }, "could not re-read the session signing keys; signing with the last ones read"));
+    }, config.SESSION_KEY_CHECK_INTERVAL_MS);
+    keyTimer.unref();
+    runtime.defer(async () => clearInterval(keyTimer));
+    const signingKey = () => keys.current;
+    const policy: SessionPolicy = {
+      accessTtlSeconds: config.SESSION_TTL_SECONDS,
+      refreshTtlSeconds: config.SESSION_REFRESH_TTL_SECONDS,
+      graceSeconds: config.SESSION_REFRESH_GRACE_SECONDS,
+    };
+    // An ended session goes out like a revoked token: edges stop accepting its access JWTs.
+    const announceEnded = (client: PoolClient, ended: EndedSession) => recordRevocation(client, bus.topology, { tenantId: ended.tenantId, tokenId: ended.id });
+    const sweepTimer = setInterval(() => {
+      deleteEndedSessions(pool).catch((error) => logger.warn({ err: error.message }, "could not delete ended sessions"));
+    }, ENDED_SESSIONS_SWEEP_MS);
+    sweepTimer.unref();
+    runtime.defer(async () => clearInterval(sweepTimer));
 
     const tokenVerifier = createTokenVerifier(pool);
     const flushTimer = setInterval(() => {
@@ -109,9 +154,26 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
               expiresAtMs: principal.expiresAt?.getTime() ?? 0,
             };
           }),
-          login: unary(logger, ({ email, password }: { email: string; password: string }) =>
-            login(pool, keys.current, config.SESSION_TTL_SECONDS, email, password),
+          login: unary(logger, (request: LoginRequest) =>
+            login(pool, signingKey, policy, { email: request.email, password: request.password, remember: request.remember, userAgent: request.userAgent }),
           ),
+          refreshSession: unary(logger, async (request: RefreshSessionRequest) => {
+            const session = await refreshSession(pool, request.refreshValue, policy, request.userAgent, announceEnded);
+            const access = await issueAccessToken(signingKey(), session.user, session.id, policy.accessTtlSeconds);
+            return { ...access, sessionId: session.id, refreshValue: session.refreshValue, refreshExpiresAt: session.refreshExpiresAt };
+          }),
+          logout: unary(logger, async ({ refreshValue }: { refreshValue: string }) => {
+            await logoutSession(pool, refreshValue, announceEnded);
+            return {};
+          }),
+          listSessions: unary(logger, async (request: ListSessionsRequest) => {
+            const sessions = await listSessions(pool, request.tenantId, request.userId);
+            return { data: sessions.map((s) => ({ ...s, userAgent: s.userAgent ?? undefined, current: s.id === request.currentSessionId })) };
+          }),
+          revokeSession: unary(logger, async (request: RevokeSessionRequest) => {
+            await withTransaction(pool, async (client) => announceEnded(client, await revokeSession(client, request.tenantId, request.userId, request.id)));
+            return {};
+          }),
           getSigningKeys: unary(logger, async () => ({ jwksJson })),
           createToken: unary(logger, async (request: CreateTokenRequest) => {
             const { token, value, replayed } = await createTokenIdempotently(

@@ -13,8 +13,51 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Exchange email and password for a session JWT */
+        /**
+         * Exchange email and password for a session JWT
+         * @description With `remember: true` the answer also sets the refresh cookie `waybill_session` (HttpOnly; Secure; SameSite=Strict; Path=/v1/auth; Max-Age of the session's lifetime), which POST /v1/auth/refresh exchanges for new access tokens.
+         */
         post: operations["postAuthLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the refresh cookie for a new session JWT (and a new cookie)
+         * @description Sends no Authorization header: the browser sends the `waybill_session` cookie that a login with `remember: true` set. The answer carries a new access token and replaces the cookie's value (the old one keeps working for a few seconds, for two tabs refreshing at once; presented later it ends the session). A missing, unknown, expired or revoked cookie is a 401 `session_expired` that also clears the cookie.
+         */
+        post: operations["postAuthRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session of the refresh cookie and clear the cookie
+         * @description Revokes the `waybill_session` cookie's session (its access tokens stop working too) and clears the cookie. Without a cookie it only clears it.
+         */
+        post: operations["postAuthLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -493,6 +536,46 @@ export type paths = {
         /** Create a user in the caller's tenant */
         post: operations["postUsers"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in user's sessions
+         * @description Needs a user's session JWT (an API token has no sessions: 403). `current` marks the session of the token this request was made with.
+         */
+        get: operations["getAuthSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the signed-in user's sessions
+         * @description Its refresh cookie stops working and its access tokens are refused. Another user's or an unknown id is a 404.
+         */
+        delete: operations["deleteAuthSessionsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1467,6 +1550,8 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    /** @description Stay signed in: the answer also sets the HttpOnly refresh cookie `waybill_session` (Path=/v1/auth) for POST /v1/auth/refresh */
+                    remember?: boolean;
                 };
             };
         };
@@ -1484,6 +1569,181 @@ export interface operations {
                         expiresAt: string;
                     };
                 };
+            };
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong email or password (invalid_credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the size limit (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed: one entry per field in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthRefresh: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong email or password (invalid_credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the size limit (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed: one entry per field in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthLogout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
             400: {
@@ -5847,6 +6107,164 @@ export interface operations {
             };
             /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuthSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The session's id (ses_…), the `sid` claim of its access tokens */
+                            id: string;
+                            createdAt: string;
+                            /** @description Login or the last refresh */
+                            lastUsedAt: string;
+                            expiresAt: string;
+                            userAgent: string | null;
+                            /** @description The session of the access token this request was made with */
+                            current: boolean;
+                        }[];
+                        nextCursor: null;
+                    };
+                };
+            };
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAuthSessionsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the caller's tenant */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import type { Bus } from "@waybill/platform/nats.js";
 
 export interface Revocation {
   tenantId: string;
+  /** The API token (tok_…) or console session (ses_…) that ended. */
   tokenId: string;
 }
 

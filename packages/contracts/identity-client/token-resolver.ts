@@ -25,6 +25,8 @@ export interface TokenPrincipal extends PrincipalBase {
 export interface SessionPrincipal extends PrincipalBase {
   kind: "session";
   role: Role;
+  /** The session (ses_…) the JWT belongs to: its `sid` claim. */
+  sessionId?: string;
 }
 
 /** Who is calling: the credential a request or device session authenticated with. */

@@ -1,27 +1,158 @@
-// /v1/auth/login, /v1/tokens and /v1/users: thin adapters to the identity service.
-import type { IdentityServiceClient, Token } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
+// /v1/auth (login, the refresh cookie, the user's sessions), /v1/tokens and /v1/users: thin
+// adapters to the identity service; the refresh cookie is handled here (session-cookie.ts).
+import type { RouterContext } from "@koa/router";
+import type { IdentityServiceClient, Session, Token } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
+import type { Principal } from "@waybill/contracts/identity-client/token-resolver.js";
+import { AppError, ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
 import { callUnary } from "@waybill/platform/grpc.js";
-import { route, type Api } from "../route.js";
+import { route, type Api, type Reply } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
-import { createdTokenOutput, createTokenBody, createUserBody, loginBody, loginOutput, tokenOutput, userOutput } from "../schemas/identity.js";
+import {
+  createdTokenOutput,
+  createTokenBody,
+  createUserBody,
+  loginBody,
+  loginOutput,
+  sessionListOutput,
+  tokenOutput,
+  userOutput,
+} from "../schemas/identity.js";
+import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../session-cookie.js";
 
-export function loginRoute(api: Api, identity: IdentityServiceClient): void {
+/**
+ * The access token, and the refresh cookie when identity gave a value (login with remember, a
+ * refresh; not a refresh whose value another tab rotated a moment ago: that tab's answer sets it).
+ */
+function accessAnswer(session: { accessToken: string; expiresAt: string; refreshValue?: string; refreshExpiresAt?: string }): Reply {
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (session.refreshValue && session.refreshExpiresAt) headers["Set-Cookie"] = sessionCookie(session.refreshValue, session.refreshExpiresAt);
+  return { body: { accessToken: session.accessToken, tokenType: "Bearer", expiresAt: session.expiresAt }, headers };
+}
+const userAgentOf = (ctx: RouterContext) => ctx.get("user-agent") || undefined;
+
+/** A 401 session_expired that also makes the browser drop its refresh cookie. */
+function expiredClearingCookie(error?: unknown): AppError {
+  const answer = error instanceof AppError ? error : new UnauthenticatedError("session_expired", "There is no session to refresh; log in again.");
+  if (answer.status === 401) Object.assign(answer.headers, { "Set-Cookie": clearedSessionCookie() });
+  return answer;
+}
+
+/** The open session endpoints: login, and the console's refresh and logout by cookie. */
+export function sessionRoutes(api: Api, identity: IdentityServiceClient): void {
   route(
     api,
     {
       method: "post",
       path: "/auth/login",
       summary: "Exchange email and password for a session JWT",
+      description:
+        "With `remember: true` the answer also sets the refresh cookie `waybill_session` (HttpOnly; Secure; SameSite=Strict; " +
+        "Path=/v1/auth; Max-Age of the session's lifetime), which POST /v1/auth/refresh exchanges for new access tokens.",
       tag: "auth",
       capability: "public",
       body: loginBody,
       response: loginOutput,
     },
-    async ({ body }) => {
-      const session = await callUnary(identity.login.bind(identity), body);
-      return { body: { accessToken: session.accessToken, tokenType: "Bearer", expiresAt: session.expiresAt } };
+    async ({ body }, ctx) => {
+      const session = await callUnary(identity.login.bind(identity), {
+        email: body.email,
+        password: body.password,
+        remember: body.remember ?? false,
+        userAgent: userAgentOf(ctx),
+      });
+      return accessAnswer(session);
     },
   );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/auth/refresh",
+      summary: "Exchange the refresh cookie for a new session JWT (and a new cookie)",
+      description:
+        "Sends no Authorization header: the browser sends the `waybill_session` cookie that a login with `remember: true` set. " +
+        "The answer carries a new access token and replaces the cookie's value (the old one keeps working for a few seconds, " +
+        "for two tabs refreshing at once; presented later it ends the session). A missing, unknown, expired or revoked cookie " +
+        "is a 401 `session_expired` that also clears the cookie.",
+      tag: "auth",
+      capability: "public",
+      response: loginOutput,
+    },
+    async (_input, ctx) => {
+      const value = readSessionCookie(ctx.get("cookie"));
+      if (!value) throw expiredClearingCookie();
+      const session = await callUnary(identity.refreshSession.bind(identity), { refreshValue: value, userAgent: userAgentOf(ctx) }).catch((error) => {
+        throw expiredClearingCookie(error);
+      });
+      return accessAnswer(session);
+    },
+  );
+  route(
+    api,
+    {
+      method: "post",
+      path: "/auth/logout",
+      summary: "End the session of the refresh cookie and clear the cookie",
+      description:
+        "Revokes the `waybill_session` cookie's session (its access tokens stop working too) and clears the cookie. Without a cookie it only clears it.",
+      tag: "auth",
+      capability: "public",
+      status: 204,
+    },
+    async (_input, ctx) => {
+      const value = readSessionCookie(ctx.get("cookie"));
+      if (value) await callUnary(identity.logout.bind(identity), { refreshValue: value });
+      return { headers: { "Set-Cookie": clearedSessionCookie() } };
+    },
+  );
+}
+
+const sessionOut = (s: Session) => ({ ...s, userAgent: s.userAgent ?? null });
+
+/** The signed-in user's own sessions (Bearer session JWT). */
+export function ownSessionsRoutes(api: Api, identity: IdentityServiceClient): void {
+  route(
+    api,
+    {
+      method: "get",
+      path: "/auth/sessions",
+      summary: "List the signed-in user's sessions",
+      description: "Needs a user's session JWT (an API token has no sessions: 403). `current` marks the session of the token this request was made with.",
+      tag: "auth",
+      capability: "sessions:own",
+      response: sessionListOutput,
+    },
+    async ({ principal }) => {
+      const user = sessionUser(principal);
+      const { data } = await callUnary(identity.listSessions.bind(identity), {
+        ...user,
+        currentSessionId: principal.kind === "session" ? principal.sessionId : undefined,
+      });
+      return { body: { data: data.map(sessionOut), nextCursor: null } };
+    },
+  );
+  route(
+    api,
+    {
+      method: "delete",
+      path: "/auth/sessions/:id",
+      summary: "End one of the signed-in user's sessions",
+      description: "Its refresh cookie stops working and its access tokens are refused. Another user's or an unknown id is a 404.",
+      tag: "auth",
+      capability: "sessions:own",
+      status: 204,
+    },
+    async ({ principal, params }) => {
+      await callUnary(identity.revokeSession.bind(identity), { ...sessionUser(principal), id: params.id });
+      return {};
+    },
+  );
+}
+
+function sessionUser(principal: Principal): { tenantId: string; userId: string } {
+  // The capability admits only sessions; this keeps the types honest.
+  if (principal.kind !== "session") throw new ForbiddenError("token_type_forbidden", "Only a user's session has sessions.");
+  return { tenantId: principal.tenantId, userId: principal.credentialId };
 }
 
 const tokenOut = (t: Token) => ({ ...t, expiresAt: t.expiresAt ?? null, lastUsedAt: t.lastUsedAt ?? null, revokedAt: t.revokedAt ?? null });

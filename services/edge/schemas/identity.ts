@@ -1,7 +1,16 @@
 // Sessions, API tokens and users: request and response schemas.
 import { z } from "zod";
 
-export const loginBody = z.object({ email: z.string().email().max(254), password: z.string().min(1).max(1024) }).strict();
+export const loginBody = z
+  .object({
+    email: z.string().email().max(254),
+    password: z.string().min(1).max(1024),
+    remember: z
+      .boolean()
+      .optional()
+      .describe("Stay signed in: the answer also sets the HttpOnly refresh cookie `waybill_session` (Path=/v1/auth) for POST /v1/auth/refresh"),
+  })
+  .strict();
 export const loginOutput = z.object({ accessToken: z.string(), tokenType: z.literal("Bearer"), expiresAt: z.string() });
 
 export const createTokenBody = z
@@ -34,3 +43,14 @@ export const createUserBody = z
   .strict();
 
 export const userOutput = z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "member"]), createdAt: z.string() });
+
+export const sessionOutput = z.object({
+  id: z.string().describe("The session's id (ses_…), the `sid` claim of its access tokens"),
+  createdAt: z.string(),
+  lastUsedAt: z.string().describe("Login or the last refresh"),
+  expiresAt: z.string(),
+  userAgent: z.string().nullable(),
+  current: z.boolean().describe("The session of the access token this request was made with"),
+});
+
+export const sessionListOutput = z.object({ data: z.array(sessionOutput), nextCursor: z.null() });

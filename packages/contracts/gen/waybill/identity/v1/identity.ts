@@ -41,11 +41,76 @@ export interface ResolveTokenResponse {
 export interface LoginRequest {
   email: string;
   password: string;
+  /** Keep the session beyond the access JWT: the answer then carries a refresh value. */
+  remember: boolean;
+  /** The client's User-Agent, shown in the session list. */
+  userAgent?: string | undefined;
 }
 
 export interface LoginResponse {
   accessToken: string;
   expiresAt: string;
+  /** ses_…, also the JWT's `sid` claim. */
+  sessionId: string;
+  /** The refresh value (256 random bits) when `remember` was set; stored only as a hash. */
+  refreshValue?:
+    | string
+    | undefined;
+  /** When the refresh value stops working (ISO 8601), when there is one. */
+  refreshExpiresAt?: string | undefined;
+}
+
+export interface RefreshSessionRequest {
+  refreshValue: string;
+  userAgent?: string | undefined;
+}
+
+export interface RefreshSessionResponse {
+  accessToken: string;
+  expiresAt: string;
+  sessionId: string;
+  /**
+   * The value that replaces the one presented. Absent when the presented value had already been
+   * rotated away moments ago (two tabs at once): the client keeps the newer value it was given.
+   */
+  refreshValue?: string | undefined;
+  refreshExpiresAt: string;
+}
+
+export interface LogoutRequest {
+  refreshValue: string;
+}
+
+export interface LogoutResponse {
+}
+
+export interface Session {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+  userAgent?: string | undefined;
+  current: boolean;
+}
+
+export interface ListSessionsRequest {
+  tenantId: string;
+  userId: string;
+  /** The caller's own session (its JWT's sid), marked `current`. */
+  currentSessionId?: string | undefined;
+}
+
+export interface ListSessionsResponse {
+  data: Session[];
+}
+
+export interface RevokeSessionRequest {
+  tenantId: string;
+  userId: string;
+  id: string;
+}
+
+export interface RevokeSessionResponse {
 }
 
 export interface GetSigningKeysRequest {
@@ -343,7 +408,7 @@ export const ResolveTokenResponse: MessageFns<ResolveTokenResponse> = {
 };
 
 function createBaseLoginRequest(): LoginRequest {
-  return { email: "", password: "" };
+  return { email: "", password: "", remember: false, userAgent: undefined };
 }
 
 export const LoginRequest: MessageFns<LoginRequest> = {
@@ -353,6 +418,12 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     }
     if (message.password !== "") {
       writer.uint32(18).string(message.password);
+    }
+    if (message.remember !== false) {
+      writer.uint32(24).bool(message.remember);
+    }
+    if (message.userAgent !== undefined) {
+      writer.uint32(34).string(message.userAgent);
     }
     return writer;
   },
@@ -386,6 +457,22 @@ export const LoginRequest: MessageFns<LoginRequest> = {
             message.password = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.remember = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -402,6 +489,12 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     return {
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
+      remember: isSet(object.remember) ? globalThis.Boolean(object.remember) : false,
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : undefined,
     };
   },
 
@@ -413,6 +506,12 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     if (message.password !== "") {
       obj.password = message.password;
     }
+    if (message.remember !== false) {
+      obj.remember = message.remember;
+    }
+    if (message.userAgent !== undefined) {
+      obj.userAgent = message.userAgent;
+    }
     return obj;
   },
 
@@ -423,12 +522,14 @@ export const LoginRequest: MessageFns<LoginRequest> = {
     const message = createBaseLoginRequest();
     message.email = object.email ?? "";
     message.password = object.password ?? "";
+    message.remember = object.remember ?? false;
+    message.userAgent = object.userAgent ?? undefined;
     return message;
   },
 };
 
 function createBaseLoginResponse(): LoginResponse {
-  return { accessToken: "", expiresAt: "" };
+  return { accessToken: "", expiresAt: "", sessionId: "", refreshValue: undefined, refreshExpiresAt: undefined };
 }
 
 export const LoginResponse: MessageFns<LoginResponse> = {
@@ -438,6 +539,15 @@ export const LoginResponse: MessageFns<LoginResponse> = {
     }
     if (message.expiresAt !== "") {
       writer.uint32(18).string(message.expiresAt);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.refreshValue !== undefined) {
+      writer.uint32(34).string(message.refreshValue);
+    }
+    if (message.refreshExpiresAt !== undefined) {
+      writer.uint32(42).string(message.refreshExpiresAt);
     }
     return writer;
   },
@@ -471,6 +581,30 @@ export const LoginResponse: MessageFns<LoginResponse> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.refreshValue = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refreshExpiresAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -495,6 +629,21 @@ export const LoginResponse: MessageFns<LoginResponse> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      refreshValue: isSet(object.refreshValue)
+        ? globalThis.String(object.refreshValue)
+        : isSet(object.refresh_value)
+        ? globalThis.String(object.refresh_value)
+        : undefined,
+      refreshExpiresAt: isSet(object.refreshExpiresAt)
+        ? globalThis.String(object.refreshExpiresAt)
+        : isSet(object.refresh_expires_at)
+        ? globalThis.String(object.refresh_expires_at)
+        : undefined,
     };
   },
 
@@ -506,6 +655,15 @@ export const LoginResponse: MessageFns<LoginResponse> = {
     if (message.expiresAt !== "") {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.refreshValue !== undefined) {
+      obj.refreshValue = message.refreshValue;
+    }
+    if (message.refreshExpiresAt !== undefined) {
+      obj.refreshExpiresAt = message.refreshExpiresAt;
+    }
     return obj;
   },
 
@@ -516,6 +674,886 @@ export const LoginResponse: MessageFns<LoginResponse> = {
     const message = createBaseLoginResponse();
     message.accessToken = object.accessToken ?? "";
     message.expiresAt = object.expiresAt ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.refreshValue = object.refreshValue ?? undefined;
+    message.refreshExpiresAt = object.refreshExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRefreshSessionRequest(): RefreshSessionRequest {
+  return { refreshValue: "", userAgent: undefined };
+}
+
+export const RefreshSessionRequest: MessageFns<RefreshSessionRequest> = {
+  encode(message: RefreshSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refreshValue !== "") {
+      writer.uint32(10).string(message.refreshValue);
+    }
+    if (message.userAgent !== undefined) {
+      writer.uint32(18).string(message.userAgent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refreshValue = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshSessionRequest {
+    return {
+      refreshValue: isSet(object.refreshValue)
+        ? globalThis.String(object.refreshValue)
+        : isSet(object.refresh_value)
+        ? globalThis.String(object.refresh_value)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RefreshSessionRequest): unknown {
+    const obj: any = {};
+    if (message.refreshValue !== "") {
+      obj.refreshValue = message.refreshValue;
+    }
+    if (message.userAgent !== undefined) {
+      obj.userAgent = message.userAgent;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshSessionRequest>, I>>(base?: I): RefreshSessionRequest {
+    return RefreshSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshSessionRequest>, I>>(object: I): RefreshSessionRequest {
+    const message = createBaseRefreshSessionRequest();
+    message.refreshValue = object.refreshValue ?? "";
+    message.userAgent = object.userAgent ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRefreshSessionResponse(): RefreshSessionResponse {
+  return { accessToken: "", expiresAt: "", sessionId: "", refreshValue: undefined, refreshExpiresAt: "" };
+}
+
+export const RefreshSessionResponse: MessageFns<RefreshSessionResponse> = {
+  encode(message: RefreshSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(18).string(message.expiresAt);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(26).string(message.sessionId);
+    }
+    if (message.refreshValue !== undefined) {
+      writer.uint32(34).string(message.refreshValue);
+    }
+    if (message.refreshExpiresAt !== "") {
+      writer.uint32(42).string(message.refreshExpiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefreshSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefreshSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.refreshValue = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refreshExpiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefreshSessionResponse {
+    return {
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      refreshValue: isSet(object.refreshValue)
+        ? globalThis.String(object.refreshValue)
+        : isSet(object.refresh_value)
+        ? globalThis.String(object.refresh_value)
+        : undefined,
+      refreshExpiresAt: isSet(object.refreshExpiresAt)
+        ? globalThis.String(object.refreshExpiresAt)
+        : isSet(object.refresh_expires_at)
+        ? globalThis.String(object.refresh_expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RefreshSessionResponse): unknown {
+    const obj: any = {};
+    if (message.accessToken !== "") {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.refreshValue !== undefined) {
+      obj.refreshValue = message.refreshValue;
+    }
+    if (message.refreshExpiresAt !== "") {
+      obj.refreshExpiresAt = message.refreshExpiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefreshSessionResponse>, I>>(base?: I): RefreshSessionResponse {
+    return RefreshSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefreshSessionResponse>, I>>(object: I): RefreshSessionResponse {
+    const message = createBaseRefreshSessionResponse();
+    message.accessToken = object.accessToken ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.refreshValue = object.refreshValue ?? undefined;
+    message.refreshExpiresAt = object.refreshExpiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseLogoutRequest(): LogoutRequest {
+  return { refreshValue: "" };
+}
+
+export const LogoutRequest: MessageFns<LogoutRequest> = {
+  encode(message: LogoutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refreshValue !== "") {
+      writer.uint32(10).string(message.refreshValue);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogoutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogoutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refreshValue = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogoutRequest {
+    return {
+      refreshValue: isSet(object.refreshValue)
+        ? globalThis.String(object.refreshValue)
+        : isSet(object.refresh_value)
+        ? globalThis.String(object.refresh_value)
+        : "",
+    };
+  },
+
+  toJSON(message: LogoutRequest): unknown {
+    const obj: any = {};
+    if (message.refreshValue !== "") {
+      obj.refreshValue = message.refreshValue;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogoutRequest>, I>>(base?: I): LogoutRequest {
+    return LogoutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogoutRequest>, I>>(object: I): LogoutRequest {
+    const message = createBaseLogoutRequest();
+    message.refreshValue = object.refreshValue ?? "";
+    return message;
+  },
+};
+
+function createBaseLogoutResponse(): LogoutResponse {
+  return {};
+}
+
+export const LogoutResponse: MessageFns<LogoutResponse> = {
+  encode(_: LogoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogoutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogoutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): LogoutResponse {
+    return {};
+  },
+
+  toJSON(_: LogoutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogoutResponse>, I>>(base?: I): LogoutResponse {
+    return LogoutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogoutResponse>, I>>(_: I): LogoutResponse {
+    const message = createBaseLogoutResponse();
+    return message;
+  },
+};
+
+function createBaseSession(): Session {
+  return { id: "", createdAt: "", lastUsedAt: "", expiresAt: "", userAgent: undefined, current: false };
+}
+
+export const Session: MessageFns<Session> = {
+  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(18).string(message.createdAt);
+    }
+    if (message.lastUsedAt !== "") {
+      writer.uint32(26).string(message.lastUsedAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(34).string(message.expiresAt);
+    }
+    if (message.userAgent !== undefined) {
+      writer.uint32(42).string(message.userAgent);
+    }
+    if (message.current !== false) {
+      writer.uint32(48).bool(message.current);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Session {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastUsedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.current = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Session {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      lastUsedAt: isSet(object.lastUsedAt)
+        ? globalThis.String(object.lastUsedAt)
+        : isSet(object.last_used_at)
+        ? globalThis.String(object.last_used_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : undefined,
+      current: isSet(object.current) ? globalThis.Boolean(object.current) : false,
+    };
+  },
+
+  toJSON(message: Session): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.lastUsedAt !== "") {
+      obj.lastUsedAt = message.lastUsedAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.userAgent !== undefined) {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.current !== false) {
+      obj.current = message.current;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Session>, I>>(base?: I): Session {
+    return Session.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Session>, I>>(object: I): Session {
+    const message = createBaseSession();
+    message.id = object.id ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.lastUsedAt = object.lastUsedAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.userAgent = object.userAgent ?? undefined;
+    message.current = object.current ?? false;
+    return message;
+  },
+};
+
+function createBaseListSessionsRequest(): ListSessionsRequest {
+  return { tenantId: "", userId: "", currentSessionId: undefined };
+}
+
+export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
+  encode(message: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.currentSessionId !== undefined) {
+      writer.uint32(26).string(message.currentSessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.currentSessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSessionsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      currentSessionId: isSet(object.currentSessionId)
+        ? globalThis.String(object.currentSessionId)
+        : isSet(object.current_session_id)
+        ? globalThis.String(object.current_session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListSessionsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.currentSessionId !== undefined) {
+      obj.currentSessionId = message.currentSessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListSessionsRequest>, I>>(base?: I): ListSessionsRequest {
+    return ListSessionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSessionsRequest>, I>>(object: I): ListSessionsRequest {
+    const message = createBaseListSessionsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.userId = object.userId ?? "";
+    message.currentSessionId = object.currentSessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListSessionsResponse(): ListSessionsResponse {
+  return { data: [] };
+}
+
+export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
+  encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Session.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSessionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Session.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSessionsResponse {
+    return { data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Session.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListSessionsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Session.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListSessionsResponse>, I>>(base?: I): ListSessionsResponse {
+    return ListSessionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListSessionsResponse>, I>>(object: I): ListSessionsResponse {
+    const message = createBaseListSessionsResponse();
+    message.data = object.data?.map((e) => Session.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeSessionRequest(): RevokeSessionRequest {
+  return { tenantId: "", userId: "", id: "" };
+}
+
+export const RevokeSessionRequest: MessageFns<RevokeSessionRequest> = {
+  encode(message: RevokeSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.id !== "") {
+      writer.uint32(26).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeSessionRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: RevokeSessionRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeSessionRequest>, I>>(base?: I): RevokeSessionRequest {
+    return RevokeSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeSessionRequest>, I>>(object: I): RevokeSessionRequest {
+    const message = createBaseRevokeSessionRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.userId = object.userId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeSessionResponse(): RevokeSessionResponse {
+  return {};
+}
+
+export const RevokeSessionResponse: MessageFns<RevokeSessionResponse> = {
+  encode(_: RevokeSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeSessionResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeSessionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeSessionResponse>, I>>(base?: I): RevokeSessionResponse {
+    return RevokeSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeSessionResponse>, I>>(_: I): RevokeSessionResponse {
+    const message = createBaseRevokeSessionResponse();
     return message;
   },
 };
@@ -1983,6 +3021,53 @@ export const IdentityServiceService = {
     responseSerialize: (value: LoginResponse): Buffer => Buffer.from(LoginResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LoginResponse => LoginResponse.decode(value),
   },
+  /**
+   * Exchanges a remembered session's refresh value for a new access JWT and a new refresh value
+   * (UNAUTHENTICATED session_expired when missing, unknown, expired or revoked).
+   */
+  refreshSession: {
+    path: "/waybill.identity.v1.IdentityService/RefreshSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RefreshSessionRequest): Buffer =>
+      Buffer.from(RefreshSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefreshSessionRequest => RefreshSessionRequest.decode(value),
+    responseSerialize: (value: RefreshSessionResponse): Buffer =>
+      Buffer.from(RefreshSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefreshSessionResponse => RefreshSessionResponse.decode(value),
+  },
+  /** Ends the session a refresh value belongs to; an unknown value is not an error. */
+  logout: {
+    path: "/waybill.identity.v1.IdentityService/Logout" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LogoutRequest): Buffer => Buffer.from(LogoutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LogoutRequest => LogoutRequest.decode(value),
+    responseSerialize: (value: LogoutResponse): Buffer => Buffer.from(LogoutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LogoutResponse => LogoutResponse.decode(value),
+  },
+  /** A user's own sessions that are still alive. */
+  listSessions: {
+    path: "/waybill.identity.v1.IdentityService/ListSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSessionsRequest): Buffer => Buffer.from(ListSessionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSessionsRequest => ListSessionsRequest.decode(value),
+    responseSerialize: (value: ListSessionsResponse): Buffer =>
+      Buffer.from(ListSessionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListSessionsResponse => ListSessionsResponse.decode(value),
+  },
+  /** Ends one of a user's own sessions (NOT_FOUND for another user's or an unknown id). */
+  revokeSession: {
+    path: "/waybill.identity.v1.IdentityService/RevokeSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeSessionRequest): Buffer => Buffer.from(RevokeSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeSessionRequest => RevokeSessionRequest.decode(value),
+    responseSerialize: (value: RevokeSessionResponse): Buffer =>
+      Buffer.from(RevokeSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeSessionResponse => RevokeSessionResponse.decode(value),
+  },
   /** The public keys that verify session JWTs (a JWK Set), so the edge verifies them locally. */
   getSigningKeys: {
     path: "/waybill.identity.v1.IdentityService/GetSigningKeys" as const,
@@ -2050,6 +3135,17 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   resolveToken: handleUnaryCall<ResolveTokenRequest, ResolveTokenResponse>;
   /** Exchanges an email and password for a short-lived session JWT. */
   login: handleUnaryCall<LoginRequest, LoginResponse>;
+  /**
+   * Exchanges a remembered session's refresh value for a new access JWT and a new refresh value
+   * (UNAUTHENTICATED session_expired when missing, unknown, expired or revoked).
+   */
+  refreshSession: handleUnaryCall<RefreshSessionRequest, RefreshSessionResponse>;
+  /** Ends the session a refresh value belongs to; an unknown value is not an error. */
+  logout: handleUnaryCall<LogoutRequest, LogoutResponse>;
+  /** A user's own sessions that are still alive. */
+  listSessions: handleUnaryCall<ListSessionsRequest, ListSessionsResponse>;
+  /** Ends one of a user's own sessions (NOT_FOUND for another user's or an unknown id). */
+  revokeSession: handleUnaryCall<RevokeSessionRequest, RevokeSessionResponse>;
   /** The public keys that verify session JWTs (a JWK Set), so the edge verifies them locally. */
   getSigningKeys: handleUnaryCall<GetSigningKeysRequest, GetSigningKeysResponse>;
   createToken: handleUnaryCall<CreateTokenRequest, CreateTokenResponse>;
@@ -2094,6 +3190,73 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LoginResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Exchanges a remembered session's refresh value for a new access JWT and a new refresh value
+   * (UNAUTHENTICATED session_expired when missing, unknown, expired or revoked).
+   */
+  refreshSession(
+    request: RefreshSessionRequest,
+    callback: (error: ServiceError | null, response: RefreshSessionResponse) => void,
+  ): ClientUnaryCall;
+  refreshSession(
+    request: RefreshSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RefreshSessionResponse) => void,
+  ): ClientUnaryCall;
+  refreshSession(
+    request: RefreshSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RefreshSessionResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends the session a refresh value belongs to; an unknown value is not an error. */
+  logout(
+    request: LogoutRequest,
+    callback: (error: ServiceError | null, response: LogoutResponse) => void,
+  ): ClientUnaryCall;
+  logout(
+    request: LogoutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LogoutResponse) => void,
+  ): ClientUnaryCall;
+  logout(
+    request: LogoutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LogoutResponse) => void,
+  ): ClientUnaryCall;
+  /** A user's own sessions that are still alive. */
+  listSessions(
+    request: ListSessionsRequest,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
+  ): ClientUnaryCall;
+  listSessions(
+    request: ListSessionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
+  ): ClientUnaryCall;
+  listSessions(
+    request: ListSessionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends one of a user's own sessions (NOT_FOUND for another user's or an unknown id). */
+  revokeSession(
+    request: RevokeSessionRequest,
+    callback: (error: ServiceError | null, response: RevokeSessionResponse) => void,
+  ): ClientUnaryCall;
+  revokeSession(
+    request: RevokeSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeSessionResponse) => void,
+  ): ClientUnaryCall;
+  revokeSession(
+    request: RevokeSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeSessionResponse) => void,
   ): ClientUnaryCall;
   /** The public keys that verify session JWTs (a JWK Set), so the edge verifies them locally. */
   getSigningKeys(
