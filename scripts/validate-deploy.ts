@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
+import { composeEnvProblems, configSchemas, imageEnvironment, imageEnvProblems, manifestEnvProblems } from "./deploy-env.js";
 import { DELIVERY_POOL_MAX } from "../services/dispatcher/service.js";
 import { STOCK_INTENTS_POOL_MAX } from "../services/orders/service.js";
 
@@ -46,6 +47,10 @@ export async function validateDeploy(options: ValidateOptions): Promise<string[]
   const overlays = readdirSync(overlaysDir).filter((name) => statSync(path.join(overlaysDir, name)).isDirectory());
   if (overlays.length === 0) problems.push("deploy/overlays: no overlay found");
   const kubectl = options.kubectl ?? findBinary("kubectl");
+  // Variables set against the variables each service's config schema reads (deploy-env.ts).
+  const sources = path.resolve(import.meta.dirname, "..");
+  const schemas = configSchemas(sources);
+  const image = imageEnvironment(path.join(options.root, "Dockerfile"));
   for (const overlay of overlays) {
     const where = `deploy/overlays/${overlay}`;
     let objects: K8sObject[];
@@ -59,9 +64,14 @@ export async function validateDeploy(options: ValidateOptions): Promise<string[]
     for (const object of objects) for (const message of await schemaProblems(object)) say(`${id(object)}: ${message}`);
     for (const message of policyProblems(objects)) say(message);
     for (const message of connectionBudgetProblems(objects)) say(message);
+    for (const message of await manifestEnvProblems(objects, image, schemas)) say(`environment: ${message}`);
     for (const message of natsConfProblems(objects, options.natsServer ?? findBinary("nats-server", ["/usr/sbin/nats-server"]))) say(message);
   }
   for (const message of composeProblems(path.join(options.root, "docker-compose.yml"))) problems.push(`docker-compose.yml: ${message}`);
+  const compose = parse(readFileSync(path.join(options.root, "docker-compose.yml"), "utf8"), { merge: true });
+  for (const message of await composeEnvProblems(compose, image, schemas)) problems.push(`docker-compose.yml: environment: ${message}`);
+  const services = readdirSync(path.join(sources, "services"));
+  for (const message of await imageEnvProblems(image, services, schemas)) problems.push(message);
   return problems;
 }
 

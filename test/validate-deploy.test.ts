@@ -18,6 +18,7 @@ function brokenCopy(file: string, edit: (text: string) => string): string {
   copy = mkdtempSync(path.join(tmpdir(), "waybill-deploy-"));
   cpSync(path.join(repo, "deploy"), path.join(copy, "deploy"), { recursive: true });
   cpSync(path.join(repo, "docker-compose.yml"), path.join(copy, "docker-compose.yml"));
+  cpSync(path.join(repo, "Dockerfile"), path.join(copy, "Dockerfile"));
   const target = path.join(copy, file);
   const before = readFileSync(target, "utf8");
   const after = edit(before);
