@@ -112,11 +112,17 @@ interface ComposeService {
   environment?: unknown;
 }
 
-/** Problems of one rendered overlay; `image` is what the Dockerfile's ENV sets. */
-export async function manifestEnvProblems(objects: K8sObject[], image: Map<string, Value>, schemas: ConfigSchemas): Promise<string[]> {
+interface ContainerSources {
+  label: string;
+  service: string;
+  sources: Source[];
+}
+
+/** Each Waybill container of a rendered overlay with where its variables come from (ConfigMaps shared). */
+function containerSources(objects: K8sObject[]): ContainerSources[] {
   const configMaps = new Map(objects.filter((o) => o.kind === "ConfigMap").map((o) => [o.metadata.name, o.data ?? {}]));
   const sharedSources = new Map<string, Source>();
-  const containers: { label: string; service: string; sources: Source[] }[] = [];
+  const containers: ContainerSources[] = [];
   for (const workload of objects.filter((o) => ["Deployment", "StatefulSet", "Job", "CronJob"].includes(o.kind))) {
     const pod = workload.kind === "CronJob" ? workload.spec?.jobTemplate?.spec?.template?.spec : workload.spec?.template?.spec;
     for (const c of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) {
@@ -140,6 +146,20 @@ export async function manifestEnvProblems(objects: K8sObject[], image: Map<strin
       containers.push({ label, service, sources });
     }
   }
+  return containers;
+}
+
+/** The environment each Waybill container of a rendered overlay gets from its manifest (image ENV not included). */
+export function containerEnvironments(objects: K8sObject[]): ServiceEnvironment[] {
+  return containerSources(objects).map(({ service, sources }) => ({
+    service,
+    values: new Map(sources.flatMap((source) => [...source.values])),
+  }));
+}
+
+/** Problems of one rendered overlay; `image` is what the Dockerfile's ENV sets. */
+export async function manifestEnvProblems(objects: K8sObject[], image: Map<string, Value>, schemas: ConfigSchemas): Promise<string[]> {
+  const containers = containerSources(objects);
   const problems: string[] = [];
   // Names a container's values expand with $(NAME) are used by the manifest itself.
   const referenced = new Map<Source, Set<string>>();

@@ -84,7 +84,7 @@ function findBinary(name: string, fallbacks: string[] = []): string {
   );
 }
 
-function render(kubectl: string, dir: string): K8sObject[] {
+export function render(kubectl: string, dir: string): K8sObject[] {
   const out = execFileSync(kubectl, ["kustomize", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
   return parseAllDocuments(out)
     .map((doc) => doc.toJS())
