@@ -4,7 +4,7 @@
 # the clients (SDK, CLI, console). Runtime stage: production dependencies only, the compiled
 # services and the console's static files; no sources, tests, benchmarks or dev tools.
 # Pinned to an exact Node LTS release so a rebuild gives the same runtime.
-FROM node:20.19.5-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false
 # Manifests first so source edits keep the dependency layer cached. The workspaces' manifests
@@ -24,7 +24,7 @@ RUN mkdir -p /stage/manifests /stage/code \
  && for d in packages/* services/* clients/sdk clients/console; do if [ -d "$d/dist" ]; then cp -r --parents "$d/dist" /stage/code; fi; done \
  && find /stage/code -name '*.tsbuildinfo' -delete
 
-FROM node:20.19.5-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production \
     CONSOLE_DIR=/app/clients/console/dist
