@@ -1,14 +1,12 @@
 // Production runs the compiled JavaScript with plain node (no tsx): `npm run build`, then every
 // service started from dist/ must come up against the real PostgreSQL and NATS and answer
 // /healthz and /readyz, and the edge must serve the API.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../services/launcher/ports.js";
+import { buildOnce } from "./support/build.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
-import { ROOT, runJs, type Child } from "./support/processes.js";
+import { runJs, type Child } from "./support/processes.js";
 
-const run = promisify(execFile);
 const SERVICES = ["identity", "inventory", "orders", "dispatcher", "mqtt-gateway", "edge"] as const;
 
 describe("compiled services (npm run build, node dist/…)", () => {
@@ -18,7 +16,7 @@ describe("compiled services (npm run build, node dist/…)", () => {
   let httpPort = 0;
 
   beforeAll(async () => {
-    await run("npm", ["run", "build"], { cwd: ROOT });
+    await buildOnce();
     env = await createTestEnvironment();
     const [identity, orders, inventory, dispatcher, devices, mqtt, http, ...ops] = await freePorts(7 + SERVICES.length);
     httpPort = http;
