@@ -8,6 +8,7 @@ import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js"
 import { createDeadLetters, type DeadLetters } from "./dead-letters.js";
 import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
+import { startOutboxAgeGauge } from "./outbox-age.js";
 
 export interface RuntimeConfig {
   DATABASE_URL: string;
@@ -109,6 +110,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
       stack.unshift(() => server.stop());
     }
     const deadLetters = createDeadLetters(pool, ops.registry);
+    const stopOutboxAge = startOutboxAgeGauge(pool, ops.registry);
+    stack.push(async () => stopOutboxAge());
     return { service, logger, pool, bus, ops, consumerHealth, deadLetters, opsPort, defer: (fn) => void stack.push(fn), stop };
   } catch (error) {
     await stop();
