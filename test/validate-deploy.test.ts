@@ -80,6 +80,26 @@ describe("npm run validate:deploy", () => {
     ]);
   }, 60_000);
 
+  it("fails on the deprecated in-tree barmanObjectStore and on a plugin naming a missing ObjectStore", async () => {
+    const root = brokenCopy("deploy/overlays/production/postgres-cluster.yaml", (t) =>
+      t
+        .replace("barmanObjectName: waybill-backups", "barmanObjectName: elsewhere")
+        .replace("  plugins:\n", "  backup:\n    barmanObjectStore:\n      destinationPath: s3://old\n  plugins:\n"),
+    );
+    expect(await validateDeploy({ root })).toEqual([
+      "deploy/overlays/production: Cluster/waybill-db: spec.backup.barmanObjectStore is deprecated (CloudNativePG 1.26): archive through the barman-cloud plugin and an ObjectStore",
+      "deploy/overlays/production: Cluster/waybill-db: plugin barman-cloud.cloudnative-pg.io names ObjectStore elsewhere, which is not in the render",
+    ]);
+  }, 60_000);
+
+  it("fails when a pod's grace period does not hold its preStop pause and drain", async () => {
+    const root = brokenCopy("deploy/base/edge.yaml", (t) => t.replace("terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 30"));
+    expect(await validateDeploy({ root })).toEqual([
+      "deploy/overlays/dev: Deployment/edge: terminationGracePeriodSeconds 30 < 35 (preStop 5 s + drain up to 25 s + 5 s)",
+      "deploy/overlays/production: Deployment/edge: terminationGracePeriodSeconds 30 < 35 (preStop 5 s + drain up to 25 s + 5 s)",
+    ]);
+  }, 60_000);
+
   it("fails on a nats.conf the server does not accept", async () => {
     const root = brokenCopy("deploy/base/nats/nats.conf", (t) => t.replace("max_file_store: 8GB\n}", "max_file_store: 8GB\n"));
     const problems = await validateDeploy({ root });
