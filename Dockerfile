@@ -1,10 +1,13 @@
 # One image for every Waybill service; the command picks which one runs, e.g.
 #   docker run waybill services/orders/dist/main.js
+# Operator commands run in a service's container with npm (compiled code, no dev tools), e.g.
+#   kubectl -n waybill exec deploy/identity -- npm run admin -- reset-password --email admin@example.com
+#   kubectl -n waybill exec deploy/dispatcher -- npm run dead-letters -- list --service dispatcher
 # Build stage: install everything, compile the services to JavaScript (npm run build) and build
 # the clients (SDK, CLI, console). Runtime stage: production dependencies only, the compiled
 # services and the console's static files; no sources, tests, benchmarks or dev tools.
 # Pinned to an exact Node LTS release so a rebuild gives the same runtime.
-FROM node:20.19.5-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false
 # Manifests first so source edits keep the dependency layer cached. The workspaces' manifests
@@ -24,9 +27,10 @@ RUN mkdir -p /stage/manifests /stage/code \
  && for d in packages/* services/* clients/sdk clients/console; do if [ -d "$d/dist" ]; then cp -r --parents "$d/dist" /stage/code; fi; done \
  && find /stage/code -name '*.tsbuildinfo' -delete
 
-FROM node:20.19.5-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 WORKDIR /app
-ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NODE_ENV=production \
+# npm's cache and logs in /tmp: the root filesystem is read-only in Kubernetes, /tmp is a volume.
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_CACHE=/tmp/.npm NODE_ENV=production \
     CONSOLE_DIR=/app/clients/console/dist
 COPY package.json package-lock.json ./
 # Workspace manifests only (npm ci wants them to lay out the workspace links).
@@ -38,6 +42,9 @@ RUN npm ci --omit=dev --ignore-scripts $(for d in packages/* services/*; do prin
  && npm cache clean --force
 # The compiled packages (each package's dist/) and the clients' built files.
 COPY --from=build /stage/code/ ./
+# The operator commands behind `npm run admin` and `npm run dead-letters` (bin/operator-command.mjs
+# runs their compiled code here, where tsx is not installed).
+COPY bin/ bin/
 
 # The base image's unprivileged user (uid 1000); nothing in /app is writable by it.
 USER node

@@ -12,8 +12,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
+import { composeEnvProblems, configSchemas, imageEnvironment, imageEnvProblems, manifestEnvProblems } from "./deploy-env.js";
 import { DELIVERY_POOL_MAX } from "../services/dispatcher/service.js";
 import { STOCK_INTENTS_POOL_MAX } from "../services/orders/service.js";
+import { SHUTDOWN_TIMEOUT_MS } from "../packages/platform/run-main.js";
 
 /** Connections kept free of the services' budget: superuser slots, replication, operator, an admin. */
 export const RESERVED_CONNECTIONS = 20;
@@ -46,6 +48,10 @@ export async function validateDeploy(options: ValidateOptions): Promise<string[]
   const overlays = readdirSync(overlaysDir).filter((name) => statSync(path.join(overlaysDir, name)).isDirectory());
   if (overlays.length === 0) problems.push("deploy/overlays: no overlay found");
   const kubectl = options.kubectl ?? findBinary("kubectl");
+  // Variables set against the variables each service's config schema reads (deploy-env.ts).
+  const sources = path.resolve(import.meta.dirname, "..");
+  const schemas = configSchemas(sources);
+  const image = imageEnvironment(path.join(options.root, "Dockerfile"));
   for (const overlay of overlays) {
     const where = `deploy/overlays/${overlay}`;
     let objects: K8sObject[];
@@ -59,9 +65,14 @@ export async function validateDeploy(options: ValidateOptions): Promise<string[]
     for (const object of objects) for (const message of await schemaProblems(object)) say(`${id(object)}: ${message}`);
     for (const message of policyProblems(objects)) say(message);
     for (const message of connectionBudgetProblems(objects)) say(message);
+    for (const message of await manifestEnvProblems(objects, image, schemas)) say(`environment: ${message}`);
     for (const message of natsConfProblems(objects, options.natsServer ?? findBinary("nats-server", ["/usr/sbin/nats-server"]))) say(message);
   }
   for (const message of composeProblems(path.join(options.root, "docker-compose.yml"))) problems.push(`docker-compose.yml: ${message}`);
+  const compose = parse(readFileSync(path.join(options.root, "docker-compose.yml"), "utf8"), { merge: true });
+  for (const message of await composeEnvProblems(compose, image, schemas)) problems.push(`docker-compose.yml: environment: ${message}`);
+  const services = readdirSync(path.join(sources, "services"));
+  for (const message of await imageEnvProblems(image, services, schemas)) problems.push(message);
   return problems;
 }
 
@@ -74,7 +85,7 @@ function findBinary(name: string, fallbacks: string[] = []): string {
   );
 }
 
-function render(kubectl: string, dir: string): K8sObject[] {
+export function render(kubectl: string, dir: string): K8sObject[] {
   const out = execFileSync(kubectl, ["kustomize", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
   return parseAllDocuments(out)
     .map((doc) => doc.toJS())
@@ -108,20 +119,33 @@ async function schemaProblems(object: K8sObject): Promise<string[]> {
   }
 }
 
+const BARMAN_CLOUD_PLUGIN = "barman-cloud.cloudnative-pg.io";
+/** Seconds a pod's grace period keeps beyond its preStop pause and longest drain. */
+const GRACE_HEADROOM_SECONDS = 5;
+
 /** Structural checks of the custom resources used (their operators validate the rest). */
 const CUSTOM_RESOURCES: Record<string, (o: K8sObject) => string[]> = {
   "postgresql.cnpg.io/v1/Cluster": (o) => {
     const s = o.spec ?? {};
     const out = required(o, ["spec.instances", "spec.storage.size", "spec.bootstrap.initdb.database"]);
     if (typeof s.instances !== "number" || s.instances < 1) out.push("spec.instances must be a number >= 1");
-    if (s.backup && !s.backup.barmanObjectStore?.destinationPath) out.push("spec.backup.barmanObjectStore.destinationPath is required");
+    if (s.backup?.barmanObjectStore)
+      out.push("spec.backup.barmanObjectStore is deprecated (CloudNativePG 1.26): archive through the barman-cloud plugin and an ObjectStore");
+    for (const [i, plugin] of (s.plugins ?? []).entries()) {
+      if (!plugin.name) out.push(`spec.plugins[${i}].name is required`);
+      if (plugin.name === BARMAN_CLOUD_PLUGIN && !plugin.parameters?.barmanObjectName) out.push(`spec.plugins[${i}].parameters.barmanObjectName is required`);
+    }
     for (const [i, role] of (s.managed?.roles ?? []).entries()) {
       if (!role.name) out.push(`spec.managed.roles[${i}].name is required`);
       if (role.login && !role.passwordSecret?.name) out.push(`spec.managed.roles[${i}] logs in but has no passwordSecret`);
     }
     return out;
   },
-  "postgresql.cnpg.io/v1/ScheduledBackup": (o) => required(o, ["spec.schedule", "spec.cluster.name"]),
+  "postgresql.cnpg.io/v1/ScheduledBackup": (o) => [
+    ...required(o, ["spec.schedule", "spec.cluster.name"]),
+    ...(o.spec?.method === "plugin" ? required(o, ["spec.pluginConfiguration.name"]) : []),
+  ],
+  "barmancloud.cnpg.io/v1/ObjectStore": (o) => required(o, ["spec.configuration.destinationPath"]),
   "cert-manager.io/v1/Certificate": (o) => {
     const out = required(o, ["spec.secretName", "spec.issuerRef.name"]);
     if (!o.spec?.dnsNames?.length && !o.spec?.commonName) out.push("spec.dnsNames or spec.commonName is required");
@@ -198,6 +222,29 @@ export function policyProblems(objects: K8sObject[]): string[] {
     if (!target) out.push(`${id(hpa)}: scales ${hpa.spec?.scaleTargetRef?.name}, which is not in the render`);
     // Every apply would reset the autoscaler's count to the manifest's.
     else if (target.spec?.replicas !== undefined) out.push(`${id(target)}: sets replicas although ${id(hpa)} scales it`);
+  }
+  // A Waybill pod's grace period holds its preStop pause and the longest drain (run-main.ts,
+  // SHUTDOWN_TIMEOUT_MS) with headroom, so SIGKILL never lands on a drain that would finish.
+  for (const workload of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
+    const pod = workload.spec?.template?.spec ?? {};
+    for (const c of pod.containers ?? []) {
+      if (!/services\/[\w-]+\/dist\/main\.js/.test([...(c.command ?? []), ...(c.args ?? [])].join(" "))) continue;
+      const command: string[] = c.lifecycle?.preStop?.exec?.command ?? [];
+      const preStopSeconds = command[0] === "sleep" ? Number(command[1]) || 0 : 0;
+      const needed = preStopSeconds + SHUTDOWN_TIMEOUT_MS / 1000 + GRACE_HEADROOM_SECONDS;
+      if ((pod.terminationGracePeriodSeconds ?? 30) < needed)
+        out.push(
+          `${id(workload)}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds ?? 30} < ${needed} (preStop ${preStopSeconds} s + drain up to ${SHUTDOWN_TIMEOUT_MS / 1000} s + ${GRACE_HEADROOM_SECONDS} s)`,
+        );
+    }
+  }
+  // A cluster archiving through the barman-cloud plugin names an ObjectStore of the render.
+  const objectStores = new Set(objects.filter((o) => o.kind === "ObjectStore").map((o) => o.metadata.name));
+  for (const cluster of objects.filter((o) => o.kind === "Cluster")) {
+    for (const plugin of cluster.spec?.plugins ?? []) {
+      const store = plugin.parameters?.barmanObjectName;
+      if (store && !objectStores.has(store)) out.push(`${id(cluster)}: plugin ${plugin.name} names ObjectStore ${store}, which is not in the render`);
+    }
   }
   const defaultDeny = objects.some(
     (o) =>

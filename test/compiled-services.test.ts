@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../services/launcher/ports.js";
+import { buildOnce } from "./support/build.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { ROOT, runJs, type Child } from "./support/processes.js";
 
@@ -19,7 +20,7 @@ describe("compiled services (npm run build, node dist/…)", () => {
   let httpPort = 0;
 
   beforeAll(async () => {
-    await run("npm", ["run", "build"], { cwd: ROOT });
+    await buildOnce();
     env = await createTestEnvironment();
     const migrated = await run(process.execPath, ["services/launcher/dist/migrate.js"], { cwd: ROOT, env: { ...process.env, ...env.env } });
     expect(migrated.stdout).toMatch(/orders \(schema orders\): applied/);

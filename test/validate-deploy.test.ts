@@ -18,6 +18,7 @@ function brokenCopy(file: string, edit: (text: string) => string): string {
   copy = mkdtempSync(path.join(tmpdir(), "waybill-deploy-"));
   cpSync(path.join(repo, "deploy"), path.join(copy, "deploy"), { recursive: true });
   cpSync(path.join(repo, "docker-compose.yml"), path.join(copy, "docker-compose.yml"));
+  cpSync(path.join(repo, "Dockerfile"), path.join(copy, "Dockerfile"));
   const target = path.join(copy, file);
   const before = readFileSync(target, "utf8");
   const after = edit(before);
@@ -76,6 +77,26 @@ describe("npm run validate:deploy", () => {
     expect(problems).toEqual([
       "deploy/overlays/production: PostgreSQL role of orders (waybill-db-orders): connectionLimit 84 < 21x12 its pods may open",
       expect.stringMatching(/^deploy\/overlays\/production: PostgreSQL connections: .*orders 21x12.* > max_connections 300 - 20 reserved$/),
+    ]);
+  }, 60_000);
+
+  it("fails on the deprecated in-tree barmanObjectStore and on a plugin naming a missing ObjectStore", async () => {
+    const root = brokenCopy("deploy/overlays/production/postgres-cluster.yaml", (t) =>
+      t
+        .replace("barmanObjectName: waybill-backups", "barmanObjectName: elsewhere")
+        .replace("  plugins:\n", "  backup:\n    barmanObjectStore:\n      destinationPath: s3://old\n  plugins:\n"),
+    );
+    expect(await validateDeploy({ root })).toEqual([
+      "deploy/overlays/production: Cluster/waybill-db: spec.backup.barmanObjectStore is deprecated (CloudNativePG 1.26): archive through the barman-cloud plugin and an ObjectStore",
+      "deploy/overlays/production: Cluster/waybill-db: plugin barman-cloud.cloudnative-pg.io names ObjectStore elsewhere, which is not in the render",
+    ]);
+  }, 60_000);
+
+  it("fails when a pod's grace period does not hold its preStop pause and drain", async () => {
+    const root = brokenCopy("deploy/base/edge.yaml", (t) => t.replace("terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 30"));
+    expect(await validateDeploy({ root })).toEqual([
+      "deploy/overlays/dev: Deployment/edge: terminationGracePeriodSeconds 30 < 35 (preStop 5 s + drain up to 25 s + 5 s)",
+      "deploy/overlays/production: Deployment/edge: terminationGracePeriodSeconds 30 < 35 (preStop 5 s + drain up to 25 s + 5 s)",
     ]);
   }, 60_000);
 

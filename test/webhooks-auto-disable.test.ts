@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
+import { metric } from "./support/metrics.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS, setHookStatus, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
@@ -42,6 +43,8 @@ describe("auto-disable of a failing hook", () => {
     });
     expect(disabled).toMatchObject({ kind: "webhook.disabled", name: hook.name, url: receiver.url, disabledReason: paused.disabledReason });
     expect((await call(`/hooks/${other.id}`)).body).toMatchObject({ status: "active", disabledReason: null });
+    // Counted for the WaybillHookAutoDisabled alert (deploy/monitoring).
+    expect(await metric(stack.dispatcher.opsPort, /^waybill_webhooks_auto_disabled_total\b/)).toBe(1);
 
     failing = false;
     const resumed = await setHookStatus(call, hook.id, "active");

@@ -67,4 +67,13 @@ describe("consumer health", () => {
     expect(health.stalled()).toEqual([]);
     health.stop();
   });
+
+  it("exports the server's count of redelivered messages per consumer (WaybillConsumerRedelivering)", async () => {
+    const { health, ops, at } = setup();
+    await at(0, { redelivered: 7 });
+    expect(await ops.registry.metrics()).toMatch(/^waybill_consumer_redelivered\{consumer="c1",service="health-test"\} 7$/m);
+    await at(5_000, { redelivered: 0 });
+    expect(await ops.registry.metrics()).toMatch(/^waybill_consumer_redelivered\{consumer="c1",service="health-test"\} 0$/m);
+    health.stop();
+  });
 });

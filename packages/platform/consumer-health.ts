@@ -10,6 +10,7 @@ import type { Ops } from "./ops.js";
 
 export const CONSUMER_STALLED_METRIC = "waybill_consumer_stalled";
 export const CONSUMER_BACKLOG_AGE_METRIC = "waybill_consumer_backlog_age_seconds";
+export const CONSUMER_REDELIVERED_METRIC = "waybill_consumer_redelivered";
 /** Checks run at least this often (the backlog age is sampled with them). */
 const MAX_CHECK_INTERVAL_MS = 5_000;
 export const DEFAULT_CONSUMER_STALL_WINDOW_MS = 120_000;
@@ -31,6 +32,8 @@ export interface ProgressSample {
   settled: number;
   /** When the oldest message it has not settled was stored (undefined: none waits). */
   oldestWaitingAt?: number;
+  /** Messages delivered more than once and not yet acknowledged (the server's num_redelivered). */
+  redelivered?: number;
 }
 
 export interface WatchedConsumer {
@@ -87,6 +90,15 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
       registers: [ops.registry],
     });
 
+  const redelivered =
+    (ops.registry.getSingleMetric(CONSUMER_REDELIVERED_METRIC) as Gauge<"consumer"> | undefined) ??
+    new Gauge({
+      name: CONSUMER_REDELIVERED_METRIC,
+      help: "Messages the server delivered to a consumer more than once and that are not yet acknowledged; sampled every few seconds",
+      labelNames: ["consumer"],
+      registers: [ops.registry],
+    });
+
   const check = async (watch: Watch) => {
     const sample = await watch.consumer.sample().catch(() => undefined);
     if (!sample) return;
@@ -108,6 +120,7 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
     }
     gauge.set({ consumer: watch.consumer.name }, watch.stalled ? 1 : 0);
     backlogAge.set({ consumer: watch.consumer.name }, sample.oldestWaitingAt === undefined ? 0 : Math.max(0, (now() - sample.oldestWaitingAt) / 1000));
+    redelivered.set({ consumer: watch.consumer.name }, sample.redelivered ?? 0);
   };
 
   let checking: Promise<void> | undefined;
@@ -130,10 +143,12 @@ export function createConsumerHealth(options: { ops: Ops; logger: Logger; stallW
       watches.add(watch);
       gauge.set({ consumer: consumer.name }, 0);
       backlogAge.set({ consumer: consumer.name }, 0);
+      redelivered.set({ consumer: consumer.name }, 0);
       return () => {
         watches.delete(watch);
         gauge.remove({ consumer: consumer.name });
         backlogAge.remove({ consumer: consumer.name });
+        redelivered.remove({ consumer: consumer.name });
       };
     },
     stalled,

@@ -150,6 +150,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<RunningCo
         held: slots.inFlight,
         settled,
         oldestWaitingAt: await consume.oldestWaitingAt(info),
+        redelivered: info.num_redelivered,
       };
     },
     onStall: () => consume.restart("stalled"),

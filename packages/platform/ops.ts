@@ -2,12 +2,14 @@
 // process runs; readiness reports the dependencies from a cache that background checks keep
 // fresh, so a probe never waits on a slow backend and never runs checks in series.
 import http from "node:http";
-import { collectDefaultMetrics, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { DEFAULT_READINESS_CHECK_INTERVAL_MS, DEFAULT_READINESS_CHECK_TIMEOUT_MS } from "./config.js";
 
 export type ReadinessCheck = () => Promise<void>;
 
 const PENDING = "pending";
+/** 1 while a dependency's last background check passed, 0 otherwise (gating or informational alike). */
+export const DEPENDENCY_UP_METRIC = "waybill_dependency_up";
 
 export interface OpsOptions {
   /** Dependencies this pod cannot serve without: any failing makes /readyz 503. */
@@ -52,10 +54,17 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
   const timeoutMs = options.timeoutMs ?? DEFAULT_READINESS_CHECK_TIMEOUT_MS;
   const timers: NodeJS.Timeout[] = [];
   const runs: (() => Promise<void>)[] = [];
+  const up = new Gauge({
+    name: DEPENDENCY_UP_METRIC,
+    help: "1 while the dependency's last readiness check passed",
+    labelNames: ["dependency"],
+    registers: [registry],
+  });
   let draining = false;
   // Each dependency on its own timer: a slow one delays only its own next result.
   const schedule = (name: string, check: ReadinessCheck): Promise<void> => {
     results.set(name, PENDING);
+    up.set({ dependency: name }, 0);
     let running = false;
     const run = (): Promise<void> => {
       if (running || draining) return Promise.resolve();
@@ -68,8 +77,14 @@ export function createOps(service: string, options: OpsOptions = {}): Ops {
         () => (running = false),
       );
       return withTimeout(settled, timeoutMs).then(
-        () => void results.set(name, "ok"),
-        (error: Error) => void results.set(name, error?.message || "failed"),
+        () => {
+          results.set(name, "ok");
+          up.set({ dependency: name }, 1);
+        },
+        (error: Error) => {
+          results.set(name, error?.message || "failed");
+          up.set({ dependency: name }, 0);
+        },
       );
     };
     const timer = setInterval(run, options.intervalMs ?? DEFAULT_READINESS_CHECK_INTERVAL_MS);

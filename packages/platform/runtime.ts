@@ -12,6 +12,7 @@ import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
 import { startTracing, type TracingConfig } from "./tracing.js";
 import { claimStreams } from "./stream-claims.js";
+import { startOutboxAgeGauge } from "./outbox-age.js";
 
 export interface RuntimeConfig extends TracingConfig {
   DATABASE_URL: string;
@@ -146,6 +147,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
     const consumerHealth = createConsumerHealth({ ops, logger, stallWindowMs: config.CONSUMER_STALL_WINDOW_MS });
     stack.push(async () => consumerHealth.stop());
     const deadLetters = createDeadLetters(db, ops.registry);
+    const stopOutboxAge = startOutboxAgeGauge(db, ops.registry);
+    stack.push(async () => stopOutboxAge());
     return {
       service,
       logger,

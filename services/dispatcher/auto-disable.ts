@@ -3,12 +3,14 @@
 // written in the same transaction; resuming it (PUT status active) clears both. Retrying a
 // receiver that has been dead for days forever only costs both sides. Every replica runs the
 // check; the UPDATE's condition lets only one of them pause a given hook.
+import { Counter, type Registry } from "prom-client";
 import type { Pool } from "@waybill/platform/db.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 
+export const AUTO_DISABLED_METRIC = "waybill_webhooks_auto_disabled_total";
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
 /** How often the check runs: a quarter of the period, between 250 ms and a minute. */
@@ -48,11 +50,17 @@ export async function disableFailingHooks(pool: Pool, topology: Topology, disabl
 }
 
 /** Runs the check periodically until stopped. */
-export function startAutoDisable(deps: { pool: Pool; topology: Topology; logger: Logger; disableAfterMs: number }): () => Promise<void> {
+export function startAutoDisable(deps: { pool: Pool; topology: Topology; logger: Logger; disableAfterMs: number; registry?: Registry }): () => Promise<void> {
+  const paused = new Counter({
+    name: AUTO_DISABLED_METRIC,
+    help: "Hooks the system paused because every delivery failed for WEBHOOK_DISABLE_AFTER",
+    registers: deps.registry ? [deps.registry] : [],
+  });
   let running: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     running = disableFailingHooks(deps.pool, deps.topology, deps.disableAfterMs).then(
       (disabled) => {
+        paused.inc(disabled.length);
         for (const hook of disabled)
           deps.logger.warn({ hookId: hook.id, tenantId: hook.tenantId }, "hook paused: every delivery failed for WEBHOOK_DISABLE_AFTER");
       },

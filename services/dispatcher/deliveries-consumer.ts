@@ -119,6 +119,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         held: scheduler.heldCount(),
         settled: settledHere + scheduler.settledCount(),
         oldestWaitingAt: await consume.oldestWaitingAt(info),
+        redelivered: info.num_redelivered,
       };
     },
     onStall: () => {

@@ -118,7 +118,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    runtime.defer(startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER }));
+    runtime.defer(startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER, registry: ops.registry }));
     runtime.defer(
       startRetention({
         pool,

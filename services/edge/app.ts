@@ -9,6 +9,7 @@ import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { problemResponses } from "./middleware/problem.js";
 import { refuseInvalidTransactionId, requestContext } from "./middleware/request-context.js";
+import { requestMetrics } from "./middleware/request-metrics.js";
 import { ordersRoutes } from "./routes/orders.js";
 import { customersRoutes } from "./routes/customers.js";
 import { shipmentsRoutes } from "./routes/shipments.js";
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = false;
   app.silent = true; // errors are logged by problemResponses, once
   app.use(requestContext(deps.logger));
+  app.use(requestMetrics(deps.ops.registry));
   app.use(problemResponses(deps.logger));
   app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {

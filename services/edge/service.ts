@@ -46,13 +46,15 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     mqttGateway: config.MQTT_GATEWAY_GRPC_URL,
   });
   // The edge is ready when it can serve: the backends are shared by every edge replica, so they
-  // are reported but do not take this pod out of rotation (callers get a 503 problem instead).
+  // are reported (/readyz checks, waybill_dependency_up) but do not take this pod out of rotation:
+  // without one, only its routes answer 503 (e.g. no gateway: /v1/devices), the rest serve.
   const ops = createOps("edge", {
     informational: {
       identity: () => channelReady(clients.identity, config.READINESS_CHECK_TIMEOUT_MS),
       orders: () => channelReady(clients.orders, config.READINESS_CHECK_TIMEOUT_MS),
       inventory: () => channelReady(clients.inventory, config.READINESS_CHECK_TIMEOUT_MS),
       dispatcher: () => channelReady(clients.dispatcher, config.READINESS_CHECK_TIMEOUT_MS),
+      devices: () => channelReady(clients.mqttGateway, config.READINESS_CHECK_TIMEOUT_MS),
       nats: async () => void (await bus.nc.flush()),
     },
     intervalMs: config.READINESS_CHECK_INTERVAL_MS,

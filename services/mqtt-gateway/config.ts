@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { DEFAULT_TLS_RELOAD_INTERVAL_MS } from "./tls-reload.js";
 import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "@waybill/contracts/identity-client/token-resolver.js";
 
 export const DEFAULT_MQTT_PORT = 1883;
@@ -16,6 +17,8 @@ export const mqttGatewayConfigSchema = z
     /** PEM files; when both are set the broker speaks MQTT over TLS. */
     MQTT_TLS_CERT_FILE: z.string().optional(),
     MQTT_TLS_KEY_FILE: z.string().optional(),
+    /** How often the certificate files are read again; a renewed certificate is served to new connections without a restart. */
+    MQTT_TLS_RELOAD_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_TLS_RELOAD_INTERVAL_MS),
     AUTH_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(DEFAULT_AUTH_CACHE_TTL_MS),
     AUTH_CACHE_MAX: z.coerce.number().int().positive().default(DEFAULT_AUTH_CACHE_MAX),
     /** How often this replica renews its presence lease; its devices read as disconnected after 3 missed beats. */

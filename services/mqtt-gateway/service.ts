@@ -2,7 +2,6 @@
 // MqttGatewayService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
 // acknowledged only after JetStream INGRESS has stored it; revoked or expired tokens lose their
 // sessions.
-import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import tls from "node:tls";
@@ -24,6 +23,7 @@ import { createMqttGatewayHandlers } from "./grpc-handlers.js";
 import { createLastSeenWriter } from "./last-seen.js";
 import { startPresence } from "./presence.js";
 import { startReadingsConsumer } from "./readings-consumer.js";
+import { readTlsFiles, reloadCertificateOnChange } from "./tls-reload.js";
 
 export const MQTT_GATEWAY_SCHEMA = "mqtt_gateway";
 /** The schema's name before the gateway had one name everywhere; renamed at start. */
@@ -103,10 +103,19 @@ export async function startMqttGateway(config: MqttGatewayConfig, deps: { logger
     runtime.defer(async () => stopWatching());
 
     const handler = devices.broker.handle as (socket: net.Socket) => void;
-    const server =
-      config.MQTT_TLS_CERT_FILE && config.MQTT_TLS_KEY_FILE
-        ? tls.createServer({ cert: await readFile(config.MQTT_TLS_CERT_FILE), key: await readFile(config.MQTT_TLS_KEY_FILE) }, handler)
-        : net.createServer(handler);
+    const tlsFiles =
+      config.MQTT_TLS_CERT_FILE && config.MQTT_TLS_KEY_FILE ? { certFile: config.MQTT_TLS_CERT_FILE, keyFile: config.MQTT_TLS_KEY_FILE } : undefined;
+    let server: net.Server;
+    if (tlsFiles) {
+      const material = await readTlsFiles(tlsFiles);
+      const tlsServer = tls.createServer(material, handler);
+      // A renewed certificate is served to new connections without a restart.
+      const stopReloading = reloadCertificateOnChange(tlsServer, tlsFiles, material, { logger, intervalMs: config.MQTT_TLS_RELOAD_INTERVAL_MS });
+      runtime.defer(async () => stopReloading());
+      server = tlsServer;
+    } else {
+      server = net.createServer(handler);
+    }
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.MQTT_PORT, config.BIND_HOST, () => resolve());
