@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { createWaybillClient, DEFAULT_BASE_URL, type WaybillClient } from "@waybill/sdk";
 import { DEFAULT_PROFILE, readProfile, type Profile } from "./config/profiles.js";
-import { UsageError } from "./errors.js";
+import { NotLoggedInError, UsageError } from "./errors.js";
 import { globalOptionsOf } from "./global-options.js";
 import { createPrinter, type Printer } from "./output/printer.js";
 import { withSpinner } from "./output/spinner.js";
@@ -18,8 +18,8 @@ export interface Context {
   /** Where the URL and the credential came from, for whoami. */
   source: { url: "flag" | "env" | "profile" | "default"; token: "flag" | "env" | "profile" | "none" };
   print: Printer;
-  /** The API client; refuses to start without a credential. */
-  api(): WaybillClient;
+  /** The API client; refuses to start without a credential. `headers` go on every request. */
+  api(headers?: Record<string, string>): WaybillClient;
   /** Runs `work` with a spinner on an interactive stderr. */
   wait<T>(text: string, work: Promise<T>): Promise<T>;
 }
@@ -44,9 +44,9 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
       token: options.token ? "flag" : env.WAYBILL_TOKEN ? "env" : profile?.token ? "profile" : "none",
     },
     print,
-    api() {
-      if (!token) throw new UsageError("not logged in: run `waybill login`, or pass --token / set WAYBILL_TOKEN");
-      return createWaybillClient({ baseUrl: url, token, headers: { "user-agent": `waybill-cli/${VERSION}` } });
+    api(headers = {}) {
+      if (!token) throw new NotLoggedInError(`not logged in (no profile "${profileName}", no --token, no WAYBILL_TOKEN)`);
+      return createWaybillClient({ baseUrl: url, token, headers: { "user-agent": `waybill-cli/${VERSION}`, ...headers } });
     },
     wait: (text, work) => withSpinner(terminal.stderrInteractive, text, work),
   };
