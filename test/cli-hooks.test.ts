@@ -20,7 +20,7 @@ const receivers: TestReceiver[] = [];
 beforeAll(async () => {
   stack = await startStack({ extraEnv: LOOPBACK_RECEIVERS });
   cli = await createCli({ WAYBILL_URL: stack.edge.url });
-  const login = await cli.run(["login", "--token", stack.token]);
+  const login = await cli.run(["login", "--token", stack.token, "--keep-token"]);
   expect(login.code, login.stderr).toBe(0);
   customerId = (await cli.json(["customers", "create", "--name", "Hook Tester"])).id;
   productId = (await cli.json(["products", "create", "--sku", `HOOK-${Date.now()}`, "--name", "Hook product"])).id;

@@ -30,7 +30,7 @@ afterAll(async () => {
 const unique = () => randomBytes(4).toString("hex").toUpperCase();
 
 describe("waybill login, whoami, logout", () => {
-  it("logs in with a password read from standard input and keeps the session in a 0600 profile", async () => {
+  it("logs in with a password read from standard input and keeps the cli token it created in a 0600 profile", async () => {
     const login = await cli.run(["login", "--email", ADMIN_EMAIL, "--password-stdin"], { input: `${ADMIN_PASSWORD}\n` });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain(`as ${ADMIN_EMAIL}`);
@@ -38,11 +38,13 @@ describe("waybill login, whoami, logout", () => {
     const file = profilesPath({ XDG_CONFIG_HOME: cli.configHome });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(await readFile(file, "utf8"));
-    expect(stored.profiles.default).toMatchObject({ url: stack.edge.url, credential: "session", email: ADMIN_EMAIL });
+    expect(stored.profiles.default).toMatchObject({ url: stack.edge.url, credential: "cli", email: ADMIN_EMAIL, createdByLogin: true });
+    expect(stored.profiles.default.token).toMatch(/^cli-/);
     expect(JSON.stringify(stored)).not.toContain(ADMIN_PASSWORD);
 
     const me = await cli.json(["whoami"]);
-    expect(me).toMatchObject({ credential: "session", user: ADMIN_EMAIL, role: "admin", access: "ok", profile: "default" });
+    expect(me).toMatchObject({ user: ADMIN_EMAIL, access: "ok", profile: "default", tokenId: stored.profiles.default.tokenId });
+    expect(me.credential).toMatch(/^cli token cli-/);
 
     const wrong = await cli.run(["login", "--email", ADMIN_EMAIL, "--password-stdin", "--profile", "other"], { input: "not the password\n" });
     expect(wrong.code).toBe(1);
@@ -53,20 +55,20 @@ describe("waybill login, whoami, logout", () => {
     const saved = await cli.run(["login", "--token", stack.token, "--profile", "ci"]);
     expect(saved.code, saved.stderr).toBe(0);
     expect(await cli.json(["whoami", "--profile", "ci"])).toMatchObject({ profile: "ci", access: "ok" });
-    expect((await cli.json(["whoami", "--profile", "ci"])).credential).toMatch(/^api token api-/);
+    expect((await cli.json(["whoami", "--profile", "ci"])).credential).toMatch(/^cli token cli-/);
     const out = await cli.run(["logout", "--profile", "ci"]);
     expect(out.code).toBe(0);
     const gone = await cli.run(["whoami", "--profile", "ci"]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain('no profile named "ci"');
     // The default profile is untouched.
-    expect((await cli.json(["whoami"])).credential).toBe("session");
+    expect((await cli.json(["whoami"])).user).toBe(ADMIN_EMAIL);
   });
 });
 
 describe("waybill tokens", () => {
   beforeAll(async () => {
-    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+    expect((await cli.run(["login", "--token", stack.token, "--keep-token"])).code).toBe(0);
   });
 
   it("creates a token shown once, lists it with its last use, and revokes it so that it stops working", async () => {
@@ -104,7 +106,7 @@ describe("waybill tokens", () => {
 
 describe("waybill orders, products, inventory, customers", () => {
   beforeAll(async () => {
-    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+    expect((await cli.run(["login", "--token", stack.token, "--keep-token"])).code).toBe(0);
   });
 
   it("creates an order from a file and moves it through to completed, consuming the stock", async () => {

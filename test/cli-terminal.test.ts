@@ -57,7 +57,9 @@ describe("waybill on a terminal", () => {
     expect(await login.exited).toBe(0);
     expect(login.output()).toContain(`Logged in to ${stack.edge.url} as ${ADMIN_EMAIL}`);
     expect(login.output()).not.toContain(ADMIN_PASSWORD);
-    expect(await cli.json(["whoami"])).toMatchObject({ credential: "session", user: ADMIN_EMAIL });
+    const me = await cli.json(["whoami"]);
+    expect(me).toMatchObject({ user: ADMIN_EMAIL, access: "ok" });
+    expect(me.credential).toMatch(/^cli token cli-/);
   });
 
   it("draws tables in colour, and without colour when NO_COLOR is set", async () => {

@@ -30,8 +30,11 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
   const profile = await readProfile(profileName, env);
   if (options.profile && !profile && !isLogin(command))
     throw new UsageError(`no profile named "${options.profile}"; create it with \`waybill login --profile ${options.profile}\``);
-  const url = options.url ?? env.WAYBILL_URL ?? profile?.url ?? DEFAULT_BASE_URL;
-  const token = options.token ?? env.WAYBILL_TOKEN ?? profile?.token;
+  // An empty variable (WAYBILL_TOKEN= waybill …) is an unset one.
+  const envUrl = env.WAYBILL_URL || undefined;
+  const envToken = env.WAYBILL_TOKEN || undefined;
+  const url = options.url ?? envUrl ?? profile?.url ?? DEFAULT_BASE_URL;
+  const token = options.token ?? envToken ?? profile?.token;
   const terminal = detectTerminal(env, { color: options.color });
   const print = createPrinter(terminal, Boolean(options.json));
   const context: Context = {
@@ -40,8 +43,8 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
     profileName,
     profile,
     source: {
-      url: options.url ? "flag" : env.WAYBILL_URL ? "env" : profile?.url ? "profile" : "default",
-      token: options.token ? "flag" : env.WAYBILL_TOKEN ? "env" : profile?.token ? "profile" : "none",
+      url: options.url ? "flag" : envUrl ? "env" : profile?.url ? "profile" : "default",
+      token: options.token ? "flag" : envToken ? "env" : profile?.token ? "profile" : "none",
     },
     print,
     api(headers = {}) {

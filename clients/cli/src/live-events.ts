@@ -56,6 +56,8 @@ export async function* liveEvents(context: Context, options: LiveEventsOptions):
     options.stop.signal.removeEventListener("abort", end);
   }
   if (failedBeforeOpen !== undefined && !options.stop.signal.aborted) {
-    throw failedBeforeOpen instanceof WaybillConnectionError ? failedBeforeOpen : new WaybillConnectionError(`${api.baseUrl}/v1/events/stream`, failedBeforeOpen);
+    throw failedBeforeOpen instanceof WaybillConnectionError
+      ? failedBeforeOpen
+      : new WaybillConnectionError(`${api.baseUrl}/v1/events/stream`, failedBeforeOpen);
   }
 }

@@ -7,7 +7,6 @@ import { UsageError } from "../errors.js";
 import { examples } from "../help.js";
 import { defined } from "../input.js";
 import { isoTime, positiveInt } from "../options.js";
-import { cell } from "../output/printer.js";
 import type { Column } from "../output/table.js";
 import { collect, DEFAULT_LIST_LIMIT } from "../pagination.js";
 
@@ -133,7 +132,12 @@ export function registerShipments(program: Command): void {
         action(async (context, id: string, options: { receivedBy?: string; deliveredAt?: string; note?: string }) => {
           const shipment = await context.wait(
             "Recording the delivery",
-            data(context.api().POST("/shipments/{id}/delivery", { params: { path: { id } }, body: defined({ receivedBy: options.receivedBy, deliveredAt: options.deliveredAt, note: options.note }) })),
+            data(
+              context.api().POST("/shipments/{id}/delivery", {
+                params: { path: { id } },
+                body: defined({ receivedBy: options.receivedBy, deliveredAt: options.deliveredAt, note: options.note }),
+              }),
+            ),
           );
           context.print.result(`${context.print.c.green("✓")} Shipment ${shipment.id} delivered.`, shipment);
         }),

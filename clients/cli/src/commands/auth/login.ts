@@ -31,13 +31,16 @@ export function registerLogin(program: Command): void {
       )
       .option("--email <email>", "the user's email (asked when absent)")
       .option("--password-stdin", "read the password from standard input instead of asking")
-      .option("--expires <when>", `when the created token stops working: a duration (90d, 12h) or an ISO 8601 time (default ${DEFAULT_LOGIN_DAYS}d)`, expiresOption)
+      .option(
+        "--expires <when>",
+        `when the created token stops working: a duration (90d, 12h) or an ISO 8601 time (default ${DEFAULT_LOGIN_DAYS}d)`,
+        expiresOption,
+      )
       .option("--keep-token", "with --token: store that token as it is instead of creating a cli token with it")
       .action(
         action(async (context, options: LoginOptions) => {
           // --token is the global option: given to login, it is the credential to log in with.
-          const profile =
-            context.source.token === "flag" ? await loginWithToken(context, context.token!, options) : await loginWithPassword(context, options);
+          const profile = context.source.token === "flag" ? await loginWithToken(context, context.token!, options) : await loginWithPassword(context, options);
           await writeProfile(context.profileName, profile);
           const { c } = context.print;
           const who = profile.email ? ` as ${profile.email}` : "";

@@ -20,10 +20,12 @@ export function registerLogout(program: Command): void {
           const revoked = profile.createdByLogin && profile.tokenId ? await revokeOwnToken(context, profile.tokenId, profile.token) : false;
           await removeProfile(context.profileName);
           const { c } = context.print;
-          context.print.result(
-            `${c.green("✓")} Logged out${revoked ? `: token ${profile.tokenId} revoked` : ""}; profile "${context.profileName}" removed.`,
-            { profile: context.profileName, removed: true, revoked, tokenId: profile.tokenId ?? null },
-          );
+          context.print.result(`${c.green("✓")} Logged out${revoked ? `: token ${profile.tokenId} revoked` : ""}; profile "${context.profileName}" removed.`, {
+            profile: context.profileName,
+            removed: true,
+            revoked,
+            tokenId: profile.tokenId ?? null,
+          });
           if (!profile.createdByLogin && profile.credential !== "session")
             context.print.note("The token you logged in with was yours, not login's: it still works until revoked (`waybill tokens revoke <id>`).");
         }),

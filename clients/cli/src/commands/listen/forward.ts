@@ -34,12 +34,19 @@ export function forward(url: string, hookId: string, secret: string, body: strin
       (response) => {
         response.resume(); // read and drop the answer, so that the connection is reused
         response.on("end", () => resolve({ status: response.statusCode ?? null, statusText: response.statusMessage ?? "", durationMs: elapsed() }));
-        response.on("error", (error) => resolve({ status: response.statusCode ?? null, statusText: response.statusMessage ?? "", durationMs: elapsed(), error: error.message }));
+        response.on("error", (error) =>
+          resolve({ status: response.statusCode ?? null, statusText: response.statusMessage ?? "", durationMs: elapsed(), error: error.message }),
+        );
       },
     );
     request.on("timeout", () => request.destroy(new Error(`no answer within ${FORWARD_TIMEOUT_MS / 1000} s`)));
     request.on("error", (error: NodeJS.ErrnoException) =>
-      resolve({ status: null, statusText: "", durationMs: elapsed(), error: error.code && !error.message.includes(error.code) ? `${error.code} ${error.message}` : error.message }),
+      resolve({
+        status: null,
+        statusText: "",
+        durationMs: elapsed(),
+        error: error.code && !error.message.includes(error.code) ? `${error.code} ${error.message}` : error.message,
+      }),
     );
     request.end(body);
   });
