@@ -5,6 +5,8 @@ import { data, WaybillApiError, type WaybillClient } from "@waybill/sdk";
 export interface CreatedResource {
   what: string;
   id: string;
+  /** The id names more than this trigger (an existing customer, the trigger's device): not used to find its events. */
+  shared?: boolean;
 }
 
 export interface Fixtures {
@@ -37,7 +39,10 @@ export function createFixtures(api: WaybillClient, tag: string): Fixtures {
       // Orders need a customer; an existing one keeps the customer list clean, and a cli token
       // (which may not create customers) can still trigger order events.
       const existing = await data(api.GET("/customers", { params: { query: { limit: 1 } } }));
-      if (existing.data[0]) return record("customer (existing)", existing.data[0].id);
+      if (existing.data[0]) {
+        created.push({ what: "customer (existing)", id: existing.data[0].id, shared: true });
+        return existing.data[0].id;
+      }
       return fixtures.newCustomer();
     },
     async newCustomer() {

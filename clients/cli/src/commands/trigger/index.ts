@@ -98,8 +98,10 @@ async function trigger(context: Context, kind: string, options: TriggerOptions):
  * one of `kind` is recorded, then briefly for the rest of the chain.
  */
 async function eventsOf(api: WaybillClient, fixtures: Fixtures, transactionId: string, kind: string, since: string, timeoutMs: number): Promise<EventRecord[]> {
-  const ids = new Set(fixtures.created.map((c) => c.id));
-  const ours = (e: EventRecord) => e.transactionId === transactionId || Object.values(e).some((v) => typeof v === "string" && ids.has(v));
+  const ids = new Set(fixtures.created.filter((c) => !c.shared).map((c) => c.id));
+  // A device reading names the trigger's tag in its payload.
+  const tagged = (e: EventRecord) => (e.reading as { trigger?: unknown } | undefined)?.trigger === fixtures.tag;
+  const ours = (e: EventRecord) => e.transactionId === transactionId || tagged(e) || Object.values(e).some((v) => typeof v === "string" && ids.has(v));
   const deadline = Date.now() + timeoutMs;
   let settleUntil: number | undefined;
   for (;;) {

@@ -65,10 +65,11 @@ export const RECIPES: Record<string, Recipe> = {
     run: async (f) => void (await shipmentStatus(f, await shipmentOfReadyOrder(f), "inTransit")),
   },
   "shipment.delivered": {
-    does: "ships a ready order and records its delivery",
+    does: "ships a ready order, moves the shipment to inTransit and records its delivery",
     needs: STOCK,
     run: async (f) => {
       const id = await shipmentOfReadyOrder(f);
+      await shipmentStatus(f, id, "inTransit");
       await data(f.api.POST("/shipments/{id}/delivery", { params: { path: { id } }, body: { receivedBy: "waybill trigger" } }));
     },
   },
@@ -157,7 +158,7 @@ export const RECIPES: Record<string, Recipe> = {
           body: { channel: "telemetry", payload: { temperature: 21.5, trigger: f.tag } },
         }),
       );
-      f.created.push({ what: "device reading", id: deviceId });
+      f.created.push({ what: "device reading", id: deviceId, shared: true });
     },
   },
 };
