@@ -37,7 +37,18 @@ afterAll(async () => {
 describe("waybill orders create from flags", () => {
   it("builds the order from --customer, --item (repeated) and --short-id", async () => {
     const other = await createStockedProduct(call, 10);
-    const created = await cli.run(["orders", "create", "--customer", customerId, "--item", `${productId}:2:19.99`, "--item", `${other}:1:0.02`, "--short-id", "A-1001"]);
+    const created = await cli.run([
+      "orders",
+      "create",
+      "--customer",
+      customerId,
+      "--item",
+      `${productId}:2:19.99`,
+      "--item",
+      `${other}:1:0.02`,
+      "--short-id",
+      "A-1001",
+    ]);
     expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^short id\s+A-1001$/m);

@@ -39,7 +39,10 @@ describe("the packed waybill client", () => {
     const version = await run(installed.bin, ["--version"], { cwd: installed.cwd, env: outsideEnv() });
     expect(version.stdout).toBe("0.1.0\n");
     expect(version.stderr).toBe("");
-    const created = await request(`${stack.baseUrl}/hooks`, { token: stack.token, json: { name: "from the tarball", url: "https://example.com/h", on: "order.created" } });
+    const created = await request(`${stack.baseUrl}/hooks`, {
+      token: stack.token,
+      json: { name: "from the tarball", url: "https://example.com/h", on: "order.created" },
+    });
     expect(created.status).toBe(201);
     const env = outsideEnv({ WAYBILL_URL: stack.edge.url, WAYBILL_TOKEN: stack.token, XDG_CONFIG_HOME: installed.cwd, NO_COLOR: "1" });
     const table = await run(installed.bin, ["hooks", "list"], { cwd: installed.cwd, env });

@@ -45,7 +45,12 @@ describe("waybill trigger", () => {
     listed = await cli.json(["trigger", "--list"]);
     const catalog = (await cli.json(["event-kinds"])).map((k: { kind: string }) => k.kind);
     expect(listed.map((k) => k.kind).sort()).toEqual([...catalog].sort());
-    expect(listed.filter((k) => !k.triggerable).map((k) => k.kind).sort()).toEqual(["device.connected", "device.disconnected", "webhook.disabled", "webhook.test"]);
+    expect(
+      listed
+        .filter((k) => !k.triggerable)
+        .map((k) => k.kind)
+        .sort(),
+    ).toEqual(["device.connected", "device.disconnected", "webhook.disabled", "webhook.test"]);
     const table = await cli.run(["trigger", "--list"]);
     expect(table.stdout).toMatch(/^KIND\s+WHAT TRIGGER DOES$/m);
     expect(table.stdout).toMatch(/^inventory\.low\s+creates a product with a low-stock threshold of 5/m);
@@ -63,7 +68,8 @@ describe("waybill trigger", () => {
   it("causes each kind it lists, prints what it created and the event, and the event is in GET /v1/events", async () => {
     const kinds = listed.filter((k) => k.triggerable).map((k) => k.kind);
     expect(kinds).toHaveLength(21);
-    const results: Record<string, { transactionId: string; eventId: string; created: { what: string; id: string }[]; events: { id: string; kind: string }[] }> = {};
+    const results: Record<string, { transactionId: string; eventId: string; created: { what: string; id: string }[]; events: { id: string; kind: string }[] }> =
+      {};
     // Four at a time: each waits for its events.
     for (let i = 0; i < kinds.length; i += 4) {
       await Promise.all(
@@ -86,8 +92,12 @@ describe("waybill trigger", () => {
     }
     // The chains a person expects to see together.
     expect(results["inventory.low"].events.map((e) => e.kind)).toContain("inventory.adjusted");
-    expect(results["order.completed"].events.map((e) => e.kind)).toEqual(expect.arrayContaining(["inventory.reserved", "inventory.consumed", "order.completed"]));
-    expect(results["shipment.delivered"].events.map((e) => e.kind)).toEqual(expect.arrayContaining(["shipment.created", "shipment.status.changed", "shipment.delivered"]));
+    expect(results["order.completed"].events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(["inventory.reserved", "inventory.consumed", "order.completed"]),
+    );
+    expect(results["shipment.delivered"].events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(["shipment.created", "shipment.status.changed", "shipment.delivered"]),
+    );
   });
 
   it("prints for people what it created and the events", async () => {

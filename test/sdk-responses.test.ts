@@ -26,7 +26,11 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const retry = () =>
-  data(createWaybillClient({ baseUrl, token: "api-x" }).POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id: "hook_1", executionId: "exe_1" } } }));
+  data(
+    createWaybillClient({ baseUrl, token: "api-x" }).POST("/hooks/{id}/executions/{executionId}/retry", {
+      params: { path: { id: "hook_1", executionId: "exe_1" } },
+    }),
+  );
 
 describe("SDK success bodies", () => {
   it("gives no data for a non-JSON 2xx instead of throwing a parse error", async () => {

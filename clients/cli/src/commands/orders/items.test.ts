@@ -10,7 +10,8 @@ describe("orderItem (--item PRODUCT:QUANTITY:PRICE)", () => {
     ]);
   });
   it("refuses a malformed line or a quantity below 1", () => {
-    for (const bad of ["prd_01abc", "prd_01abc:2", "prd_01abc:x:1", "prd_01abc:2:-1", "prd_01abc:2:1,50", ":2:1"]) expect(() => orderItem(bad)).toThrow("PRODUCT:QUANTITY:PRICE");
+    for (const bad of ["prd_01abc", "prd_01abc:2", "prd_01abc:x:1", "prd_01abc:2:-1", "prd_01abc:2:1,50", ":2:1"])
+      expect(() => orderItem(bad)).toThrow("PRODUCT:QUANTITY:PRICE");
     expect(() => orderItem("prd_01abc:0:1")).toThrow("at least 1");
   });
 });
