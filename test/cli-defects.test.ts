@@ -2,12 +2,14 @@
 // its stdout, stderr and exit code: hooks update sends only its flags, hooks retry succeeds on the
 // API's 202, --json errors, whoami without a login, listen's Ready only once connected and its
 // printing mode and delivery headers, the wording of login and whoami.
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
+import { profilesPath } from "../clients/cli/src/config/profiles.js";
 import { createCli, type Cli } from "./support/cli.js";
-import { eventually } from "./support/http.js";
+import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
@@ -144,11 +146,20 @@ describe("defect 3: login ends with a cli token that logout revokes", () => {
     const asProfile = await cli.run(["hooks", "list", "--profile", "laptop", "--json"], { env: { WAYBILL_TOKEN: "" } });
     expect(asProfile.code, asProfile.stderr).toBe(0);
 
+    // A cli token may revoke itself only: another token's id is refused.
+    const other = await cli.json(["tokens", "create", "--name", "not yours", "--type", "cli"]);
+    const { token: cliToken } = JSON.parse(await readFile(profilesPath({ XDG_CONFIG_HOME: cli.configHome }), "utf8")).profiles.laptop;
+    const refused = await request(`${stack.baseUrl}/tokens/${other.id}`, { method: "DELETE", token: cliToken });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("token_type_forbidden");
+
     const logout = await cli.run(["logout", "--profile", "laptop"], { env: { WAYBILL_TOKEN: "" } });
     expect(logout.stderr).toBe("");
     expect(logout.code).toBe(0);
     expect(logout.stdout).toBe(`✓ Logged out: token ${saved.tokenId} revoked; profile "laptop" removed.\n`);
     expect((await cli.json(["tokens", "list"])).find((t: { id: string }) => t.id === saved.tokenId).revokedAt).not.toBeNull();
+    expect((await request(`${stack.baseUrl}/hooks`, { token: cliToken })).status).toBe(401);
+    expect((await cli.json(["tokens", "list"])).find((t: { id: string }) => t.id === other.id).revokedAt).toBeNull();
 
     const shorter = await cli.json(["login", "--token", stack.token, "--expires", "30d", "--profile", "short"]);
     expect((Date.parse(shorter.expiresAt) - Date.now()) / 86_400_000).toBeCloseTo(30, 1);

@@ -41,9 +41,13 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   examples(
     program,
     "waybill login",
+    "waybill trigger order.created",
+    "waybill listen",
     "waybill hooks create --name shop --url https://shop.example.com/hooks --on order.created",
     "waybill hooks test hook_01j…",
     "waybill listen --forward-to http://localhost:3000/webhooks",
+    "waybill open orders ord_01j…",
+    "source <(waybill completion bash)",
   );
   registerLogin(program);
   registerLogout(program);
