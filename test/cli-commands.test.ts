@@ -141,6 +141,9 @@ describe("waybill open", () => {
       expect(opened.code, opened.stderr).toBe(0);
       expect(opened.stdout).toBe(`${stack.edge.url}${pathname}\n`);
     }
+    const filtered = await cli.run(["open", "orders", "--filter", "status=ready", "--filter", "customerId=cus_1"], { env: { DISPLAY: "" } });
+    expect(filtered.stdout).toBe(`${stack.edge.url}/orders?status=ready&customerId=cus_1\n`);
+    expect((await cli.run(["open", "orders", "--filter", "ready"])).code).toBe(2);
     expect((await cli.run(["open", "tokens", "tok_1"])).code).toBe(2);
     expect((await cli.run(["open", "bogus"])).code).toBe(2);
 
