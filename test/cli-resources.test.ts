@@ -79,7 +79,9 @@ describe("waybill tokens", () => {
     expect(JSON.parse(asToken.stdout)).toMatchObject({ credentialFrom: "env", access: "ok" });
 
     // Its use shows in the list (recorded in batches).
-    const mine = await eventually(async () => (await cli.json(["tokens", "list"])).find((t: any) => t.id === created.id && t.lastUsedAt !== null));
+    const mine = await eventually(async () =>
+      (await cli.json(["tokens", "list"])).find((t: Record<string, unknown>) => t.id === created.id && t.lastUsedAt !== null),
+    );
     expect(mine).toMatchObject({ name: "laptop", type: "cli", revokedAt: null });
     expect(mine).not.toHaveProperty("token");
     const table = await cli.run(["tokens", "list"]);
@@ -90,7 +92,7 @@ describe("waybill tokens", () => {
     const refused = await cli.run(["orders", "list"], { env: { WAYBILL_TOKEN: created.token } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: token_revoked \(HTTP 401\)/);
-    expect((await cli.json(["tokens", "list"])).find((t: any) => t.id === created.id).revokedAt).not.toBeNull();
+    expect((await cli.json(["tokens", "list"])).find((t: Record<string, unknown>) => t.id === created.id).revokedAt).not.toBeNull();
   });
 
   it("refuses a cli token what the API refuses it (exit 1, problem code on stderr) and creates nothing", async () => {
@@ -136,7 +138,7 @@ describe("waybill orders, products, inventory, customers", () => {
     const [level] = await cli.json(["inventory", "list", "--product", product.id]);
     expect(level).toMatchObject({ onHand: 3, reserved: 0, available: 3 });
     const completed = await cli.json(["orders", "list", "--status", "completed", "--customer", customer.id]);
-    expect(completed.map((o: any) => o.id)).toEqual([order.id]);
+    expect(completed.map((o: Record<string, unknown>) => o.id)).toEqual([order.id]);
     const shown = await cli.run(["orders", "get", order.id]);
     expect(shown.stdout).toMatch(/status\s+completed/);
     expect(shown.stdout).toContain(`2 × ${product.id} at 2.50`);
@@ -159,7 +161,7 @@ describe("waybill orders, products, inventory, customers", () => {
     expect(refused.stderr).toMatch(/^error: invalid_status_transition \(HTTP 409\): An order cannot move from pending to completed/);
     expect((await cli.json(["orders", "get", order.id])).status).toBe("pending");
     const changes = await cli.json(["events", "list", "--kind", "order.status.changed"]);
-    expect(changes.filter((e: any) => e.orderId === order.id)).toEqual([]);
+    expect(changes.filter((e: Record<string, unknown>) => e.orderId === order.id)).toEqual([]);
 
     const invalid = await cli.run(["customers", "create", "--name", "X", "--email", "not-an-email"]);
     expect(invalid.code).toBe(1);
@@ -197,11 +199,11 @@ describe("waybill orders, products, inventory, customers", () => {
     }
     const all = await cli.json(["customers", "list", "--limit", "1000"]);
     expect(all.length).toBeGreaterThanOrEqual(110);
-    expect(new Set(all.map((c: any) => c.id)).size).toBe(all.length);
-    for (const id of created) expect(all.some((c: any) => c.id === id)).toBe(true);
+    expect(new Set(all.map((c: Record<string, unknown>) => c.id)).size).toBe(all.length);
+    for (const id of created) expect(all.some((c: Record<string, unknown>) => c.id === id)).toBe(true);
     const some = await cli.json(["customers", "list", "--limit", "105"]);
-    expect(some.map((c: any) => c.id)).toEqual(all.slice(0, 105).map((c: any) => c.id));
+    expect(some.map((c: Record<string, unknown>) => c.id)).toEqual(all.slice(0, 105).map((c: Record<string, unknown>) => c.id));
     const kinds = await cli.json(["event-kinds"]);
-    expect(kinds.map((k: any) => k.kind)).toContain("order.created");
+    expect(kinds.map((k: Record<string, unknown>) => k.kind)).toContain("order.created");
   });
 });
