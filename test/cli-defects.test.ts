@@ -169,6 +169,27 @@ describe("defect 3: login ends with a cli token that logout revokes", () => {
   });
 });
 
+describe("login as a member, who may not create tokens", () => {
+  it("keeps the session, says when it ends and how to get a lasting login", async () => {
+    const email = `member-${randomBytes(3).toString("hex")}@waybill.local`;
+    const created = await request(`${stack.baseUrl}/users`, { token: stack.token, json: { email, password: "member-password", role: "member" } });
+    expect(created.status).toBe(201);
+    const login = await cli.run(["login", "--email", email, "--password-stdin", "--profile", "member"], {
+      input: "member-password\n",
+      env: { WAYBILL_TOKEN: "" },
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(
+      new RegExp(`^⚠ ${email} may not create API tokens, so this login is a session that ends at \\S+\\. Ask an admin for a cli token`, "m"),
+    );
+    expect(login.stdout).toMatch(new RegExp(`^✓ Logged in to ${stack.edge.url} as ${email} with a session that expires \\S+; saved in profile "member"`));
+    const me = await cli.json(["whoami", "--profile", "member"], { env: { WAYBILL_TOKEN: "" } });
+    expect(me).toMatchObject({ credential: "session", user: email, role: "member", access: "ok" });
+    const logout = await cli.run(["logout", "--profile", "member"], { env: { WAYBILL_TOKEN: "" } });
+    expect(logout.stdout).toBe('✓ Logged out; profile "member" removed.\n');
+  });
+});
+
 describe("defects 6 and 7: listen", () => {
   it("exits 1 without Ready when the server is down or the input is wrong", async () => {
     const down = await cli.run(["listen"], { env: { WAYBILL_URL: "http://127.0.0.1:1" } });
