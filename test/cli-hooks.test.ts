@@ -20,7 +20,7 @@ const receivers: TestReceiver[] = [];
 beforeAll(async () => {
   stack = await startStack({ extraEnv: LOOPBACK_RECEIVERS });
   cli = await createCli({ WAYBILL_URL: stack.edge.url });
-  const login = await cli.run(["login", "--token", stack.token]);
+  const login = await cli.run(["login", "--token", stack.token, "--keep-token"]);
   expect(login.code, login.stderr).toBe(0);
   customerId = (await cli.json(["customers", "create", "--name", "Hook Tester"])).id;
   productId = (await cli.json(["products", "create", "--sku", `HOOK-${Date.now()}`, "--name", "Hook product"])).id;
@@ -91,8 +91,8 @@ describe("waybill hooks", () => {
       const list = await cli.json(["hooks", "executions", hook.id]);
       return list.length >= 2 ? list : undefined;
     });
-    expect(executions.map((e: any) => e.trigger).sort()).toEqual(["event", "test"]);
-    expect(executions.every((e: any) => e.statusCode === 200 && e.outcome === "succeeded")).toBe(true);
+    expect(executions.map((e: Record<string, unknown>) => e.trigger).sort()).toEqual(["event", "test"]);
+    expect(executions.every((e: Record<string, unknown>) => e.statusCode === 200 && e.outcome === "succeeded")).toBe(true);
     const table = await cli.run(["hooks", "executions", hook.id]);
     expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+REQUESTED\s+EVENT\s+TRIGGER\s+ATTEMPT\s+STATUS\s+DURATION\s+RESPONSE$/);
     expect(table.stdout).toContain("webhook.test");
@@ -132,7 +132,7 @@ describe("waybill hooks", () => {
     // The event of the paused time was fanned out before the one after resuming, and never to it.
     expect(pausedTarget.received.map((r) => r.json.orderId)).toEqual([afterResume]);
     const executions = await cli.json(["hooks", "executions", paused.id]);
-    expect(executions.map((e: any) => e.eventKind)).toEqual(["order.created"]);
+    expect(executions.map((e: Record<string, unknown>) => e.eventKind)).toEqual(["order.created"]);
   });
 
   it("deletes only when confirmed: without a terminal it needs --yes", async () => {
@@ -152,9 +152,9 @@ describe("waybill hooks", () => {
     const listed = await cli.json(["hooks", "list"]);
     expect(Array.isArray(listed)).toBe(true);
     expect(listed).toHaveLength(4); // five created above, one deleted
-    expect(listed.every((h: any) => typeof h.id === "string" && !("secret" in h))).toBe(true);
+    expect(listed.every((h: Record<string, unknown>) => typeof h.id === "string" && !("secret" in h))).toBe(true);
     const limited = await cli.json(["hooks", "list", "--limit", "2"]);
-    expect(limited.map((h: any) => h.id)).toEqual(listed.slice(0, 2).map((h: any) => h.id));
+    expect(limited.map((h: Record<string, unknown>) => h.id)).toEqual(listed.slice(0, 2).map((h: Record<string, unknown>) => h.id));
     const table = await cli.run(["hooks", "list"]);
     expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+ON\s+STATUS\s+URL/);
     expect(table.stdout).not.toContain("\u001b[");

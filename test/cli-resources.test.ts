@@ -30,7 +30,7 @@ afterAll(async () => {
 const unique = () => randomBytes(4).toString("hex").toUpperCase();
 
 describe("waybill login, whoami, logout", () => {
-  it("logs in with a password read from standard input and keeps the session in a 0600 profile", async () => {
+  it("logs in with a password read from standard input and keeps the cli token it created in a 0600 profile", async () => {
     const login = await cli.run(["login", "--email", ADMIN_EMAIL, "--password-stdin"], { input: `${ADMIN_PASSWORD}\n` });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain(`as ${ADMIN_EMAIL}`);
@@ -38,11 +38,13 @@ describe("waybill login, whoami, logout", () => {
     const file = profilesPath({ XDG_CONFIG_HOME: cli.configHome });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(await readFile(file, "utf8"));
-    expect(stored.profiles.default).toMatchObject({ url: stack.edge.url, credential: "session", email: ADMIN_EMAIL });
+    expect(stored.profiles.default).toMatchObject({ url: stack.edge.url, credential: "cli", email: ADMIN_EMAIL, createdByLogin: true });
+    expect(stored.profiles.default.token).toMatch(/^cli-/);
     expect(JSON.stringify(stored)).not.toContain(ADMIN_PASSWORD);
 
     const me = await cli.json(["whoami"]);
-    expect(me).toMatchObject({ credential: "session", user: ADMIN_EMAIL, role: "admin", access: "ok", profile: "default" });
+    expect(me).toMatchObject({ user: ADMIN_EMAIL, access: "ok", profile: "default", tokenId: stored.profiles.default.tokenId });
+    expect(me.credential).toMatch(/^cli token cli-/);
 
     const wrong = await cli.run(["login", "--email", ADMIN_EMAIL, "--password-stdin", "--profile", "other"], { input: "not the password\n" });
     expect(wrong.code).toBe(1);
@@ -53,20 +55,20 @@ describe("waybill login, whoami, logout", () => {
     const saved = await cli.run(["login", "--token", stack.token, "--profile", "ci"]);
     expect(saved.code, saved.stderr).toBe(0);
     expect(await cli.json(["whoami", "--profile", "ci"])).toMatchObject({ profile: "ci", access: "ok" });
-    expect((await cli.json(["whoami", "--profile", "ci"])).credential).toMatch(/^api token api-/);
+    expect((await cli.json(["whoami", "--profile", "ci"])).credential).toMatch(/^cli token cli-/);
     const out = await cli.run(["logout", "--profile", "ci"]);
     expect(out.code).toBe(0);
     const gone = await cli.run(["whoami", "--profile", "ci"]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain('no profile named "ci"');
     // The default profile is untouched.
-    expect((await cli.json(["whoami"])).credential).toBe("session");
+    expect((await cli.json(["whoami"])).user).toBe(ADMIN_EMAIL);
   });
 });
 
 describe("waybill tokens", () => {
   beforeAll(async () => {
-    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+    expect((await cli.run(["login", "--token", stack.token, "--keep-token"])).code).toBe(0);
   });
 
   it("creates a token shown once, lists it with its last use, and revokes it so that it stops working", async () => {
@@ -77,7 +79,9 @@ describe("waybill tokens", () => {
     expect(JSON.parse(asToken.stdout)).toMatchObject({ credentialFrom: "env", access: "ok" });
 
     // Its use shows in the list (recorded in batches).
-    const mine = await eventually(async () => (await cli.json(["tokens", "list"])).find((t: any) => t.id === created.id && t.lastUsedAt !== null));
+    const mine = await eventually(async () =>
+      (await cli.json(["tokens", "list"])).find((t: Record<string, unknown>) => t.id === created.id && t.lastUsedAt !== null),
+    );
     expect(mine).toMatchObject({ name: "laptop", type: "cli", revokedAt: null });
     expect(mine).not.toHaveProperty("token");
     const table = await cli.run(["tokens", "list"]);
@@ -88,7 +92,7 @@ describe("waybill tokens", () => {
     const refused = await cli.run(["orders", "list"], { env: { WAYBILL_TOKEN: created.token } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: token_revoked \(HTTP 401\)/);
-    expect((await cli.json(["tokens", "list"])).find((t: any) => t.id === created.id).revokedAt).not.toBeNull();
+    expect((await cli.json(["tokens", "list"])).find((t: Record<string, unknown>) => t.id === created.id).revokedAt).not.toBeNull();
   });
 
   it("refuses a cli token what the API refuses it (exit 1, problem code on stderr) and creates nothing", async () => {
@@ -104,7 +108,7 @@ describe("waybill tokens", () => {
 
 describe("waybill orders, products, inventory, customers", () => {
   beforeAll(async () => {
-    expect((await cli.run(["login", "--token", stack.token])).code).toBe(0);
+    expect((await cli.run(["login", "--token", stack.token, "--keep-token"])).code).toBe(0);
   });
 
   it("creates an order from a file and moves it through to completed, consuming the stock", async () => {
@@ -134,7 +138,7 @@ describe("waybill orders, products, inventory, customers", () => {
     const [level] = await cli.json(["inventory", "list", "--product", product.id]);
     expect(level).toMatchObject({ onHand: 3, reserved: 0, available: 3 });
     const completed = await cli.json(["orders", "list", "--status", "completed", "--customer", customer.id]);
-    expect(completed.map((o: any) => o.id)).toEqual([order.id]);
+    expect(completed.map((o: Record<string, unknown>) => o.id)).toEqual([order.id]);
     const shown = await cli.run(["orders", "get", order.id]);
     expect(shown.stdout).toMatch(/status\s+completed/);
     expect(shown.stdout).toContain(`2 × ${product.id} at 2.50`);
@@ -157,7 +161,7 @@ describe("waybill orders, products, inventory, customers", () => {
     expect(refused.stderr).toMatch(/^error: invalid_status_transition \(HTTP 409\): An order cannot move from pending to completed/);
     expect((await cli.json(["orders", "get", order.id])).status).toBe("pending");
     const changes = await cli.json(["events", "list", "--kind", "order.status.changed"]);
-    expect(changes.filter((e: any) => e.orderId === order.id)).toEqual([]);
+    expect(changes.filter((e: Record<string, unknown>) => e.orderId === order.id)).toEqual([]);
 
     const invalid = await cli.run(["customers", "create", "--name", "X", "--email", "not-an-email"]);
     expect(invalid.code).toBe(1);
@@ -195,11 +199,11 @@ describe("waybill orders, products, inventory, customers", () => {
     }
     const all = await cli.json(["customers", "list", "--limit", "1000"]);
     expect(all.length).toBeGreaterThanOrEqual(110);
-    expect(new Set(all.map((c: any) => c.id)).size).toBe(all.length);
-    for (const id of created) expect(all.some((c: any) => c.id === id)).toBe(true);
+    expect(new Set(all.map((c: Record<string, unknown>) => c.id)).size).toBe(all.length);
+    for (const id of created) expect(all.some((c: Record<string, unknown>) => c.id === id)).toBe(true);
     const some = await cli.json(["customers", "list", "--limit", "105"]);
-    expect(some.map((c: any) => c.id)).toEqual(all.slice(0, 105).map((c: any) => c.id));
+    expect(some.map((c: Record<string, unknown>) => c.id)).toEqual(all.slice(0, 105).map((c: Record<string, unknown>) => c.id));
     const kinds = await cli.json(["event-kinds"]);
-    expect(kinds.map((k: any) => k.kind)).toContain("order.created");
+    expect(kinds.map((k: Record<string, unknown>) => k.kind)).toContain("order.created");
   });
 });

@@ -1,7 +1,9 @@
-// The built `waybill` client on a real pseudo-terminal (util-linux `script`, part of every Debian):
-// colours on a terminal and never with NO_COLOR, the password prompt shows nothing typed, and
-// destructive commands ask before they act.
-import { spawn } from "node:child_process";
+// The built `waybill` client on a real pseudo-terminal (util-linux `script`, part of every Debian)
+// and on a real terminal screen (tmux: keys typed with send-keys, the screen read with
+// capture-pane): colours on a terminal and never with NO_COLOR, the password prompt shows nothing
+// typed, and destructive commands ask before they act.
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_MAIN, createCli, type Cli } from "./support/cli.js";
@@ -24,6 +26,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+const exec = promisify(execFile);
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 interface Terminal {
@@ -57,7 +60,9 @@ describe("waybill on a terminal", () => {
     expect(await login.exited).toBe(0);
     expect(login.output()).toContain(`Logged in to ${stack.edge.url} as ${ADMIN_EMAIL}`);
     expect(login.output()).not.toContain(ADMIN_PASSWORD);
-    expect(await cli.json(["whoami"])).toMatchObject({ credential: "session", user: ADMIN_EMAIL });
+    const me = await cli.json(["whoami"]);
+    expect(me).toMatchObject({ user: ADMIN_EMAIL, access: "ok" });
+    expect(me.credential).toMatch(/^cli token cli-/);
   });
 
   it("draws tables in colour, and without colour when NO_COLOR is set", async () => {
@@ -83,5 +88,54 @@ describe("waybill on a terminal", () => {
     expect(await accepted.exited).toBe(0);
     expect(accepted.output()).toContain(`Hook ${hook.id} deleted.`);
     expect((await cli.run(["hooks", "get", hook.id])).code).toBe(1);
+  });
+
+  it("asks before revoking a token: no keeps it, yes revokes it", async () => {
+    const token = await cli.json(["tokens", "create", "--name", "revoke me", "--type", "cli"], { env: { WAYBILL_TOKEN: stack.token } });
+    const declined = onTerminal(["tokens", "revoke", token.id], { WAYBILL_TOKEN: stack.token });
+    await declined.answer(`Revoke token ${token.id}? Whatever uses it stops working. [y/N]`, "\r");
+    expect(await declined.exited).toBe(0);
+    expect(declined.output()).toContain("Cancelled; nothing changed.");
+    const accepted = onTerminal(["tokens", "revoke", token.id], { WAYBILL_TOKEN: stack.token });
+    await accepted.answer("[y/N]", "yes\r");
+    expect(await accepted.exited).toBe(0);
+    expect(accepted.output()).toContain(`Token ${token.id} revoked.`);
+    const listed = (await cli.json(["tokens", "list"], { env: { WAYBILL_TOKEN: stack.token } })).find((t: { id: string }) => t.id === token.id);
+    expect(listed.revokedAt).not.toBeNull();
+  });
+});
+
+describe("waybill on a tmux screen", () => {
+  const socket = `waybill-cli-test-${process.pid}`;
+  const tmux = (...args: string[]) => exec("tmux", ["-L", socket, ...args], { env: { ...cli.env, TMUX: "" } });
+  const screen = async () => (await tmux("capture-pane", "-p", "-t", "login")).stdout;
+  const showing = (text: string) =>
+    eventually(async () => ((await screen()).includes(text) ? true : undefined)).catch(async (error) => {
+      throw new Error(`${(error as Error).message}: waited for ${JSON.stringify(text)}; the screen:\n${await screen()}`);
+    });
+
+  afterAll(async () => {
+    await tmux("kill-server").catch(() => undefined);
+  });
+
+  it("asks for the email (shown) and the password (never shown), and ends with a cli token", async () => {
+    const command = [process.execPath, CLI_MAIN, "login", "--profile", "tmux"].map(quote).join(" ");
+    await tmux("new-session", "-d", "-s", "login", "-x", "160", "-y", "20", `${command}; echo "exit=$?"; sleep 60`);
+    await showing("Email:");
+    await tmux("send-keys", "-t", "login", ADMIN_EMAIL, "Enter");
+    await showing("Password:");
+    await tmux("send-keys", "-t", "login", "-l", ADMIN_PASSWORD);
+    // Typed but not yet entered: the screen shows nothing of it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await screen()).not.toContain(ADMIN_PASSWORD);
+    await tmux("send-keys", "-t", "login", "Enter");
+    await showing("exit=0");
+    const shown = await screen();
+    expect(shown).toContain(`Email: ${ADMIN_EMAIL}`);
+    expect(shown).toMatch(/^Password: *$/m);
+    expect(shown).toContain(`✓ Logged in to ${stack.edge.url} as ${ADMIN_EMAIL} with a new cli token "waybill CLI on `);
+    expect(shown).not.toContain(ADMIN_PASSWORD);
+    const me = await cli.json(["whoami", "--profile", "tmux"]);
+    expect(me).toMatchObject({ profile: "tmux", user: ADMIN_EMAIL, access: "ok" });
   });
 });

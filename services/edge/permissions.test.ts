@@ -56,8 +56,9 @@ describe("roleCan", () => {
   });
 });
 
-function fakeCtx(principal?: { tokenType: TokenType }): Context {
+function fakeCtx(principal?: { tokenType: TokenType }, params: Record<string, string> = {}): Context {
   return {
+    params,
     state: principal ? { principal: { kind: "token", tenantId: "ten_1", credentialId: "tok_1", expiresAtMs: 0, ...principal } } : {},
   } as unknown as Context;
 }
@@ -84,5 +85,18 @@ describe("requires", () => {
     const next = vi.fn<Next>(async () => undefined);
     await expect(requires("read")(fakeCtx(), next)).rejects.toBeInstanceOf(UnauthenticatedError);
     expect(next).not.toHaveBeenCalled();
+  });
+
+  it("lets a token act on its own id without the capability, and on no other", async () => {
+    const next = vi.fn<Next>(async () => undefined);
+    await requires("tokens:manage", "id")(fakeCtx({ tokenType: "cli" }, { id: "tok_1" }), next);
+    expect(next).toHaveBeenCalledOnce();
+    await expect(requires("tokens:manage", "id")(fakeCtx({ tokenType: "cli" }, { id: "tok_2" }), next)).rejects.toMatchObject({
+      status: 403,
+      code: "token_type_forbidden",
+    });
+    // Without the parameter named, its own id grants nothing.
+    await expect(requires("tokens:manage")(fakeCtx({ tokenType: "cli" }, { id: "tok_1" }), next)).rejects.toBeInstanceOf(ForbiddenError);
+    expect(next).toHaveBeenCalledOnce();
   });
 });

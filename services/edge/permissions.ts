@@ -46,10 +46,16 @@ export function roleCan(role: Role, capability: Capability): boolean {
   return Object.hasOwn(CAPABILITIES_BY_ROLE, role) && CAPABILITIES_BY_ROLE[role].has(capability);
 }
 
-export function requires(capability: Capability): Middleware {
+/**
+ * `ownCredentialParam`: the path parameter that names a credential; when it names the caller's
+ * own token, no capability is needed (any token may revoke itself: `waybill logout` with a cli token).
+ */
+export function requires(capability: Capability, ownCredentialParam?: string): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new UnauthenticatedError("missing_credentials", "Send Authorization: Bearer <token>.");
+    const params = (ctx as { params?: Record<string, string> }).params;
+    if (ownCredentialParam && principal.kind === "token" && params?.[ownCredentialParam] === principal.credentialId) return next();
     if (principal.kind === "session" && !roleCan(principal.role, capability)) {
       throw new ForbiddenError("role_forbidden", `A ${principal.role} may not do this (needs ${capability}).`);
     }

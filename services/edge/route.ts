@@ -33,6 +33,8 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   produces?: "text/event-stream";
   /** Request headers the endpoint reads, for the OpenAPI document. */
   headerParams?: { name: string; description: string; pattern?: string }[];
+  /** A path parameter naming a credential: the caller acting on its own needs no capability. */
+  ownCredentialParam?: string;
   /** The 409 codes this endpoint can answer, for the OpenAPI document (none when absent). */
   conflicts?: string[];
 }
@@ -78,7 +80,7 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
   handler: (input: RouteInput<Infer<B>, Infer<Q>>, ctx: RouterContext) => Promise<Reply>,
 ): void {
   api.routes.push(spec);
-  const guard = spec.capability === "public" ? (_ctx: unknown, next: () => Promise<unknown>) => next() : requires(spec.capability);
+  const guard = spec.capability === "public" ? (_ctx: unknown, next: () => Promise<unknown>) => next() : requires(spec.capability, spec.ownCredentialParam);
   api.router[spec.method](spec.path, guard, async (ctx) => {
     // No stored id contains NUL (PostgreSQL text cannot), so such a path names nothing.
     if (Object.values(ctx.params).some((value) => value.includes("\0"))) throw new NotFoundError("not_found", "No such resource.");

@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { eventually } from "./http.js";
 
-export const CLI_MAIN = path.resolve(import.meta.dirname, "../../clients/cli/dist/main.js");
+/** The built client; WAYBILL_CLI_MAIN runs another build (e.g. an older one, to reproduce a defect). */
+export const CLI_MAIN = process.env.WAYBILL_CLI_MAIN ?? path.resolve(import.meta.dirname, "../../clients/cli/dist/main.js");
 
 export interface CliResult {
   code: number | null;
@@ -19,7 +20,7 @@ export interface Cli {
   env: Record<string, string>;
   run(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliResult>;
   /** Runs and expects exit 0 and JSON on stdout (adds --json). */
-  json(args: string[], options?: { input?: string }): Promise<any>;
+  json(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<any>;
   spawn(args: string[]): LongRunning;
   cleanup(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { createWaybillClient, DEFAULT_BASE_URL, type WaybillClient } from "@waybill/sdk";
 import { DEFAULT_PROFILE, readProfile, type Profile } from "./config/profiles.js";
-import { UsageError } from "./errors.js";
+import { NotLoggedInError, UsageError } from "./errors.js";
 import { globalOptionsOf } from "./global-options.js";
 import { createPrinter, type Printer } from "./output/printer.js";
 import { withSpinner } from "./output/spinner.js";
@@ -18,8 +18,8 @@ export interface Context {
   /** Where the URL and the credential came from, for whoami. */
   source: { url: "flag" | "env" | "profile" | "default"; token: "flag" | "env" | "profile" | "none" };
   print: Printer;
-  /** The API client; refuses to start without a credential. */
-  api(): WaybillClient;
+  /** The API client; refuses to start without a credential. `headers` go on every request. */
+  api(headers?: Record<string, string>): WaybillClient;
   /** Runs `work` with a spinner on an interactive stderr. */
   wait<T>(text: string, work: Promise<T>): Promise<T>;
 }
@@ -30,8 +30,11 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
   const profile = await readProfile(profileName, env);
   if (options.profile && !profile && !isLogin(command))
     throw new UsageError(`no profile named "${options.profile}"; create it with \`waybill login --profile ${options.profile}\``);
-  const url = options.url ?? env.WAYBILL_URL ?? profile?.url ?? DEFAULT_BASE_URL;
-  const token = options.token ?? env.WAYBILL_TOKEN ?? profile?.token;
+  // An empty variable (WAYBILL_TOKEN= waybill …) is an unset one.
+  const envUrl = env.WAYBILL_URL || undefined;
+  const envToken = env.WAYBILL_TOKEN || undefined;
+  const url = options.url ?? envUrl ?? profile?.url ?? DEFAULT_BASE_URL;
+  const token = options.token ?? envToken ?? profile?.token;
   const terminal = detectTerminal(env, { color: options.color });
   const print = createPrinter(terminal, Boolean(options.json));
   const context: Context = {
@@ -40,13 +43,13 @@ export async function contextOf(command: Command, env: NodeJS.ProcessEnv = proce
     profileName,
     profile,
     source: {
-      url: options.url ? "flag" : env.WAYBILL_URL ? "env" : profile?.url ? "profile" : "default",
-      token: options.token ? "flag" : env.WAYBILL_TOKEN ? "env" : profile?.token ? "profile" : "none",
+      url: options.url ? "flag" : envUrl ? "env" : profile?.url ? "profile" : "default",
+      token: options.token ? "flag" : envToken ? "env" : profile?.token ? "profile" : "none",
     },
     print,
-    api() {
-      if (!token) throw new UsageError("not logged in: run `waybill login`, or pass --token / set WAYBILL_TOKEN");
-      return createWaybillClient({ baseUrl: url, token, headers: { "user-agent": `waybill-cli/${VERSION}` } });
+    api(headers = {}) {
+      if (!token) throw new NotLoggedInError(`not logged in (no profile "${profileName}", no --token, no WAYBILL_TOKEN)`);
+      return createWaybillClient({ baseUrl: url, token, headers: { "user-agent": `waybill-cli/${VERSION}`, ...headers } });
     },
     wait: (text, work) => withSpinner(terminal.stderrInteractive, text, work),
   };

@@ -45,8 +45,9 @@ export function createWaybillClient(options: WaybillClientOptions = {}): Waybill
       if (credential && !request.headers.has("authorization")) request.headers.set("authorization", `Bearer ${credential}`);
       return request;
     },
-    async onResponse({ response }) {
+    async onResponse({ response, options: callOptions }) {
       if (!response.ok) throw await problemFromResponse(response);
+      if ((callOptions.parseAs ?? "json") === "json") return withoutUnparseableBody(response);
       return response;
     },
   };
@@ -54,9 +55,26 @@ export function createWaybillClient(options: WaybillClientOptions = {}): Waybill
   return Object.assign(client, { baseUrl });
 }
 
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A success whose body is not JSON (a 202 "Accepted" in text/plain from an older server) reaches
+ * the caller as no data, like a 204, instead of a JSON parse error. An empty JSON body is already
+ * no data (openapi-fetch parses only a non-empty text).
+ */
+async function withoutUnparseableBody(response: Response): Promise<Response> {
+  if (response.status === 204 || response.body === null) return response;
+  if (JSON_MEDIA_TYPE.test(response.headers.get("content-type") ?? "")) return response;
+  await response.body.cancel().catch(() => undefined);
+  const headers = new Headers(response.headers);
+  headers.set("content-length", "0");
+  headers.delete("transfer-encoding");
+  return new Response(null, { status: response.status, statusText: response.statusText, headers });
+}
+
 /**
  * The data of a successful call. Refusals never reach here (the client throws them), so an
- * absent body means a 204.
+ * absent body means a 204 or a success answered without JSON.
  */
 export async function data<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> {
   const result = await call;

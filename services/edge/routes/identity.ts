@@ -204,7 +204,16 @@ export function identityRoutes(api: Api, identity: IdentityServiceClient): void 
   );
   route(
     api,
-    { method: "delete", path: "/tokens/:id", summary: "Revoke an API token everywhere, at once", tag: "tokens", capability: "tokens:manage", status: 204 },
+    {
+      method: "delete",
+      path: "/tokens/:id",
+      summary: "Revoke an API token everywhere, at once",
+      tag: "tokens",
+      capability: "tokens:manage",
+      // Any token may revoke itself (a cli token at `waybill logout`), not another.
+      ownCredentialParam: "id",
+      status: 204,
+    },
     async ({ params, principal }) => {
       await callUnary(identity.revokeToken.bind(identity), { tenantId: principal.tenantId, id: params.id });
       return {};

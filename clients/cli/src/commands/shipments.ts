@@ -7,7 +7,6 @@ import { UsageError } from "../errors.js";
 import { examples } from "../help.js";
 import { defined } from "../input.js";
 import { isoTime, positiveInt } from "../options.js";
-import { cell } from "../output/printer.js";
 import type { Column } from "../output/table.js";
 import { collect, DEFAULT_LIST_LIMIT } from "../pagination.js";
 
@@ -113,7 +112,7 @@ export function registerShipments(program: Command): void {
       .action(
         action(async (context, id: string, status: string, options: { location?: string; note?: string }) => {
           if (!(SHIPMENT_STATUSES as readonly string[]).includes(status)) throw new UsageError(`status must be one of ${SHIPMENT_STATUSES.join(", ")}`);
-          const body = { status: status as (typeof SHIPMENT_STATUSES)[number], ...defined(options) };
+          const body = { status: status as (typeof SHIPMENT_STATUSES)[number], ...defined({ location: options.location, note: options.note }) };
           const shipment = await context.wait("Changing the status", data(context.api().POST("/shipments/{id}/status", { params: { path: { id } }, body })));
           context.print.result(`${context.print.c.green("✓")} Shipment ${shipment.id} is ${shipment.status}.`, shipment);
         }),
@@ -133,7 +132,12 @@ export function registerShipments(program: Command): void {
         action(async (context, id: string, options: { receivedBy?: string; deliveredAt?: string; note?: string }) => {
           const shipment = await context.wait(
             "Recording the delivery",
-            data(context.api().POST("/shipments/{id}/delivery", { params: { path: { id } }, body: defined(options) })),
+            data(
+              context.api().POST("/shipments/{id}/delivery", {
+                params: { path: { id } },
+                body: defined({ receivedBy: options.receivedBy, deliveredAt: options.deliveredAt, note: options.note }),
+              }),
+            ),
           );
           context.print.result(`${context.print.c.green("✓")} Shipment ${shipment.id} delivered.`, shipment);
         }),

@@ -13,11 +13,16 @@ const DIR_MODE = 0o700;
 export interface Profile {
   url: string;
   token: string;
-  /** "session" for a login with a password (expires), else the API token's type. */
+  /** The API token's type; "session" for a short session kept when no token could be created. */
   credential: "session" | "api" | "cli" | "machine" | "sensor";
+  /** Who logged in with a password (the token was created for them). */
   email?: string;
-  /** When a session ends (ISO 8601). */
+  /** When the credential stops working (ISO 8601). */
   expiresAt?: string;
+  /** The API token's id (tok_…) and name, when login created it: logout revokes it. */
+  tokenId?: string;
+  tokenName?: string;
+  createdByLogin?: boolean;
   savedAt: string;
 }
 

@@ -1,74 +1,26 @@
-// waybill orders …: create from a JSON file, list, show, change status.
+// waybill orders …: create (create.ts), list, show, update, change status.
 import type { Command } from "commander";
 import { Option } from "commander";
-import { data, type Order } from "@waybill/sdk";
-import { action, type Context } from "../context.js";
-import { examples } from "../help.js";
-import { defined, readJsonFile } from "../input.js";
-import { isoTime, positiveInt } from "../options.js";
-import { cell } from "../output/printer.js";
-import type { Column } from "../output/table.js";
-import { collect, DEFAULT_LIST_LIMIT } from "../pagination.js";
-import { UsageError } from "../errors.js";
+import { data } from "@waybill/sdk";
+import { action } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { examples } from "../../help.js";
+import { defined } from "../../input.js";
+import { isoTime, positiveInt } from "../../options.js";
+import { collect, DEFAULT_LIST_LIMIT } from "../../pagination.js";
+import { registerOrderCreate } from "./create.js";
+import { orderColumns, orderFields } from "./format.js";
 
 export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
-
-const orderColumns: Column<Order>[] = [
-  { header: "id", value: (o) => o.id },
-  { header: "short id", value: (o) => o.shortId },
-  { header: "customer", value: (o) => o.customerId },
-  { header: "status", value: (o) => o.status },
-  { header: "total", value: (o) => `${o.total} ${o.currency}` },
-  { header: "items", value: (o) => String(o.orderItems.length) },
-  { header: "due", value: (o) => cell(o.dueDate) },
-  { header: "created", value: (o) => o.createdAt },
-];
-
-function orderFields(context: Context, order: Order): [string, string][] {
-  return [
-    ["id", order.id],
-    ["short id", order.shortId],
-    ["customer", order.customerId],
-    ["status", context.print.c.cyan(order.status)],
-    ["total", `${order.total} ${order.currency}`],
-    ["due", cell(order.dueDate)],
-    ...order.orderItems.map((item, i) => [`item ${i + 1}`, `${item.quantity} × ${item.productId} at ${item.price}`] as [string, string]),
-    ["created", order.createdAt],
-    ["updated", order.updatedAt],
-  ];
-}
 
 export function registerOrders(program: Command): void {
   const orders = examples(
     program.command("orders").description("Orders: create, list, show, move through their statuses"),
-    "waybill orders create --file order.json",
+    "waybill orders create --customer cus_01j… --item prd_01j…:2:19.99",
     "waybill orders list --status pending",
   );
 
-  examples(
-    orders
-      .command("create")
-      .description("Create an order from a JSON file ({ shortId, customerId, currency, orderItems, dueDate? })")
-      .requiredOption("-f, --file <path>", "the order as JSON; - reads standard input")
-      .option("--idempotency-key <key>", "the same key with the same body creates the order once")
-      .action(
-        action(async (context, options: { file: string; idempotencyKey?: string }) => {
-          const body = await readJsonFile(options.file);
-          const order = await context.wait(
-            "Creating the order",
-            data(
-              context.api().POST("/orders", {
-                body: body as never,
-                ...(options.idempotencyKey ? { params: { header: { "Idempotency-Key": options.idempotencyKey } } } : {}),
-              }),
-            ),
-          );
-          context.print.item(order, orderFields(context, order));
-        }),
-      ),
-    "waybill orders create --file order.json",
-    `echo '{"shortId":"A-1","customerId":"cus_…","currency":"EUR","orderItems":[{"productId":"prd_…","quantity":1,"price":"9.90"}]}' | waybill orders create --file -`,
-  );
+  registerOrderCreate(orders);
 
   examples(
     orders

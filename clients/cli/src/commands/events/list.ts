@@ -1,0 +1,86 @@
+// waybill events list | get: the tenant's event log (newest first).
+import type { Command } from "commander";
+import { data, type EventRecord, type WaybillClient } from "@waybill/sdk";
+import { action } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { examples } from "../../help.js";
+import { defined } from "../../input.js";
+import { positiveInt } from "../../options.js";
+import { eventFields } from "../../output/event-summary.js";
+import type { Column } from "../../output/table.js";
+import { collect, DEFAULT_LIST_LIMIT } from "../../pagination.js";
+import { timeOfId } from "../../ulid-time.js";
+
+const eventColumns: Column<EventRecord>[] = [
+  { header: "id", value: (e) => e.id },
+  { header: "time", value: (e) => e.time },
+  { header: "kind", value: (e) => e.kind },
+  { header: "transaction", value: (e) => e.transactionId },
+  { header: "fields", value: (e) => eventFields(e), max: 60 },
+];
+
+const EVENT_ID = /^evt_[0-9a-z]{26}$/i;
+/** events get reads at most this many events newer than the one asked for. */
+const GET_SCAN_LIMIT = 5_000;
+
+export function registerEventReads(events: Command): void {
+  examples(
+    events
+      .command("list")
+      .description("List events, newest first")
+      .option("--kind <kind>", "only this kind (see `waybill event-kinds`)")
+      .option("--after <id|time>", "only events after this event id (evt_…) or ISO 8601 time")
+      .option("--transaction <txn>", "only the events of this transaction (txn_…, the X-Transaction-Id of the request that caused them)")
+      .option("--limit <n>", "at most this many", positiveInt, DEFAULT_LIST_LIMIT)
+      .action(
+        action(async (context, options: { kind?: string; after?: string; transaction?: string; limit: number }) => {
+          const api = context.api();
+          const filter = defined({ kind: options.kind, after: options.after });
+          const page = (query: { limit: number; cursor?: string }) => data(api.GET("/events", { params: { query: { ...query, ...filter } as never } }));
+          // The API has no transaction filter: read further and keep the transaction's events.
+          const items = options.transaction
+            ? (await collect(Math.max(options.limit, 1_000), page)).filter((e) => e.transactionId === options.transaction).slice(0, options.limit)
+            : await context.wait("Loading events", collect(options.limit, page));
+          context.print.list(items, eventColumns, "No events.");
+        }),
+      ),
+    "waybill events list",
+    "waybill events list --kind order.status.changed --after 2026-11-01 --json",
+    "waybill events list --after evt_01j… --limit 1000 --json",
+  );
+
+  examples(
+    events
+      .command("get")
+      .description("Show one event as delivered (its JSON)")
+      .argument("<id>", "event id (evt_…)")
+      .action(
+        action(async (context, id: string) => {
+          if (!EVENT_ID.test(id)) throw new UsageError("the id must be an event id (evt_ and 26 letters and digits)");
+          const event = await context.wait("Looking for the event", findEvent(context.api(), id.toLowerCase()));
+          if (!event) throw new Error(`no event ${id} among the ${GET_SCAN_LIMIT} events since its time`);
+          if (context.print.json) return context.print.result("", event);
+          context.print.result(JSON.stringify(event, null, 2));
+        }),
+      ),
+    "waybill events get evt_01j…",
+  );
+}
+
+/**
+ * GET /v1/events has no single-event read: ids are ULIDs, so the event's time is in its id; list
+ * the events since a second before it (newest first) and pick it out.
+ */
+async function findEvent(api: WaybillClient, id: string): Promise<EventRecord | undefined> {
+  const since = new Date(timeOfId(id) - 1_000).toISOString();
+  let cursor: string | undefined;
+  for (let read = 0; read < GET_SCAN_LIMIT; read += 100) {
+    const page = await data(api.GET("/events", { params: { query: { after: since, limit: 100, ...(cursor ? { cursor } : {}) } as never } }));
+    const found = page.data.find((e) => e.id === id);
+    if (found) return found;
+    // Newest first: once past the id, it is not there.
+    if (!page.nextCursor || page.data.length === 0 || page.data.at(-1)!.id < id) return undefined;
+    cursor = page.nextCursor;
+  }
+  return undefined;
+}
