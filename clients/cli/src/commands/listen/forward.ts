@@ -1,8 +1,9 @@
 // POSTs one event to the local receiver exactly as the dispatcher delivers it: the same body bytes
 // and the same headers (Content-Type, X-Service-Webhook-Id, X-Service-Signature, User-Agent
-// Waybill-Webhooks/1, plus Host, Content-Length and Connection: keep-alive that HTTP/1.1 adds),
+// Waybill-Webhooks/1, traceparent, plus Host, Content-Length and Connection: keep-alive that HTTP/1.1 adds),
 // and nothing a browser-like fetch would add (accept-language, sec-fetch-mode …). node:http does
 // that without bundling an HTTP client.
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { deliveryHeaders } from "../../signing.js";
@@ -19,6 +20,15 @@ export interface ForwardResult {
   error?: string;
 }
 
+/**
+ * A delivery carries the W3C traceparent of the dispatcher's POST; the event stream does not say
+ * which trace an event belongs to, so each forward starts a trace of its own (sampled, as the
+ * dispatcher's are when tracing is on) and a receiver that reads the header sees the same shape.
+ */
+function newTraceparent(): string {
+  return `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01`;
+}
+
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
 export function forward(url: string, hookId: string, secret: string, body: string): Promise<ForwardResult> {
@@ -26,7 +36,7 @@ export function forward(url: string, hookId: string, secret: string, body: strin
   const elapsed = () => Math.round(performance.now() - started);
   const target = new URL(url);
   const secure = target.protocol === "https:";
-  const headers = { ...deliveryHeaders(hookId, secret, body), "User-Agent": DELIVERY_USER_AGENT, "Content-Length": String(Buffer.byteLength(body)) };
+  const headers = { ...deliveryHeaders(hookId, secret, body), "User-Agent": DELIVERY_USER_AGENT, traceparent: newTraceparent(), "Content-Length": String(Buffer.byteLength(body)) };
   return new Promise((resolve) => {
     const request = (secure ? https : http).request(
       target,
