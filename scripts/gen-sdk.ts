@@ -16,7 +16,9 @@ export async function generateSdk(outDir: string): Promise<void> {
   await mkdir(path.join(outDir, "src"), { recursive: true });
   const documentPath = path.join(outDir, "openapi.json");
   await writeFile(documentPath, `${JSON.stringify(openApiSnapshot(), null, 2)}\n`);
-  await run(process.execPath, [openapiTypescriptBin(), documentPath, "--output", path.join(outDir, "src/schema.ts"), "--root-types", "--export-type"], { cwd: sdk });
+  await run(process.execPath, [openapiTypescriptBin(), documentPath, "--output", path.join(outDir, "src/schema.ts"), "--root-types", "--export-type"], {
+    cwd: sdk,
+  });
 }
 
 /**
