@@ -26,6 +26,8 @@ export default defineConfig({
     // worker (the default there, cores - 1) made the suite take 13 minutes instead of 5.
     maxWorkers: 2,
     globalSetup: ["./test/support/log-scan.ts"],
+    // Library fixes as every service process installs them at start.
+    setupFiles: ["./test/support/runtime-fixes-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });
