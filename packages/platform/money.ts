@@ -1,6 +1,6 @@
 // Money as decimal strings: parsed into integer minor units (bigint) and formatted back, so
 // that no amount ever passes through floating point.
-import { ValidationError } from "./errors.js";
+import { platformError } from "./errors.js";
 
 /** Digits before the decimal point an amount may have (money columns are numeric(19, 4)). */
 export const MAX_AMOUNT_INTEGER_DIGITS = 15;
@@ -33,13 +33,15 @@ export function currencyScale(currency: string): number {
 export function toMinorUnits(amount: string | number, scale: number, path = "amount"): bigint {
   const text = typeof amount === "number" ? numberToPlainString(amount) : amount.trim();
   if (text === null || !DECIMAL.test(text)) {
-    throw new ValidationError(`${path} must be a decimal amount`, [{ path, message: "not a decimal amount" }]);
+    throw platformError("validation_failed", `${path} must be a decimal amount`, { errors: [{ path, message: "not a decimal amount" }] });
   }
   const negative = text.startsWith("-");
   const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".");
   const trimmed = fraction.replace(/0+$/, "");
   if (trimmed.length > scale) {
-    throw new ValidationError(`${path} has more than ${scale} decimal places`, [{ path, message: `at most ${scale} decimal places` }]);
+    throw platformError("validation_failed", `${path} has more than ${scale} decimal places`, {
+      errors: [{ path, message: `at most ${scale} decimal places` }],
+    });
   }
   const units = BigInt(whole + trimmed.padEnd(scale, "0"));
   return negative ? -units : units;

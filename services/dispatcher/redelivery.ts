@@ -4,7 +4,7 @@
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool } from "@waybill/platform/db.js";
-import { NotFoundError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { manualDeliveryId } from "./delivery-message.js";
 import { getExecution } from "./executions.js";
@@ -28,7 +28,7 @@ export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hoo
      LIMIT 1`,
     [tenantId, execution.eventId, hookId],
   );
-  if (rows.length === 0) throw new NotFoundError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
+  if (rows.length === 0) throw appError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
   await withTransaction(deps.pool, (client) =>
     queueDeliveries(
       client,

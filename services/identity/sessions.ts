@@ -1,7 +1,7 @@
 // Login: email and password for a short-lived session JWT carrying user, tenant and role.
 import { SignJWT } from "jose";
 import type { Queryable } from "@waybill/platform/db.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { verifyPassword } from "./passwords.js";
 import type { SigningKey } from "./session-keys.js";
 import { SESSION_ALGORITHM, SESSION_AUDIENCE, SESSION_ISSUER } from "@waybill/contracts/identity/sessions.js";
@@ -22,7 +22,7 @@ export async function login(db: Queryable, key: SigningKey, ttlSeconds: number, 
   );
   const user = rows[0];
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !ok) throw new UnauthenticatedError("invalid_credentials", "The email or password is wrong.");
+  if (!user || !ok) throw appError("invalid_credentials", "The email or password is wrong.");
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
   const accessToken = await new SignJWT({ tid: user.tenant_id, role: user.role })
     .setProtectedHeader({ alg: SESSION_ALGORITHM, kid: key.kid, typ: "JWT" })

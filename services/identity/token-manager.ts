@@ -1,7 +1,7 @@
 // The API token manager: create (value shown once), list (never the value), revoke.
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool, Queryable } from "@waybill/platform/db.js";
-import { NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -47,7 +47,7 @@ export async function createToken(
   input: { name: string; type: TokenType; expiresAt: string | null },
 ): Promise<{ token: TokenRecord; value: string }> {
   if (input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now()) {
-    throw new ValidationError("expiresAt must be in the future", [{ path: "expiresAt", message: "must be in the future" }]);
+    throw appError("validation_failed", "expiresAt must be in the future", { errors: [{ path: "expiresAt", message: "must be in the future" }] });
   }
   const value = generateToken(input.type);
   const { rows } = await db.query<TokenRow>(
@@ -99,5 +99,5 @@ export async function listTokens(db: Queryable, tenantId: string, limit: number,
 /** Marks the token revoked; revoking twice is harmless. */
 export async function revokeToken(db: Queryable, tenantId: string, id: string): Promise<void> {
   const { rowCount } = await db.query("UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
-  if (rowCount === 0) throw new NotFoundError("token_not_found", `No token ${id}.`);
+  if (rowCount === 0) throw appError("token_not_found", `No token ${id}.`);
 }

@@ -8,7 +8,7 @@ import type { SessionPrincipal } from "./token-resolver.js";
 import { SESSION_ALGORITHM } from "../identity/sessions.js";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../identity/sessions.js";
 import { ROLES, type Role } from "../identity/roles.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "../errors/catalog.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 
 export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
@@ -51,13 +51,13 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
       try {
         ({ payload } = await check(jwt));
       } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError("session_expired", "The session has expired; log in again.");
-        if (error instanceof joseErrors.JOSEError) throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+        if (error instanceof joseErrors.JWTExpired) throw appError("session_expired", "The session has expired; log in again.");
+        if (error instanceof joseErrors.JOSEError) throw appError("invalid_session", "The session token is not valid.");
         throw error; // identity unreachable: a 503 from the caller's error mapping
       }
       const role = payload.role as Role;
       if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || !ROLES.includes(role)) {
-        throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+        throw appError("invalid_session", "The session token is not valid.");
       }
       const principal: SessionPrincipal = { kind: "session", tenantId: payload.tid, credentialId: payload.sub, role, expiresAtMs: (payload.exp ?? 0) * 1000 };
       verified.set(cacheKey, principal, { ttl: Math.max(1, principal.expiresAtMs - Date.now()) });

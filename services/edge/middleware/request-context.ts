@@ -4,7 +4,7 @@
 // when absent and always echoed.
 import type { Middleware } from "koa";
 import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "@waybill/platform/context.js";
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Logger } from "@waybill/platform/logger.js";
 
 declare module "koa" {
@@ -39,9 +39,9 @@ export function requestContext(logger: Logger): Middleware {
 export function refuseInvalidTransactionId(): Middleware {
   return async (ctx, next) => {
     if (ctx.state.invalidTransactionId) {
-      throw new BadRequestError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", [
-        { path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" },
-      ]);
+      throw appError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", {
+        errors: [{ path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" }],
+      });
     }
     await next();
   };
