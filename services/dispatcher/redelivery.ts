@@ -16,7 +16,7 @@ export interface RedeliveryDeps {
   topology: Topology;
 }
 
-export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hookId: string, executionId: string): Promise<void> {
+export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hookId: string, executionId: string): Promise<{ eventId: string }> {
   const hook = await loadHookRow(deps.pool, tenantId, hookId);
   if (hook.status !== "active") throw hookPaused(hookId);
   const execution = await getExecution(deps.pool, tenantId, hookId, executionId);
@@ -47,4 +47,5 @@ export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hoo
       currentTransactionId(),
     ),
   );
+  return { eventId: execution.eventId };
 }

@@ -98,8 +98,9 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
 }
 
 function idempotencyOf(ctx: RouterContext, spec: RouteSpec): IdempotencyInput | undefined {
+  // An empty header is a malformed key (400), not none: replaying safely was asked for.
+  if (ctx.req.headers["idempotency-key"] === undefined) return undefined;
   const key = ctx.get("idempotency-key");
-  if (!key) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw appError("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }

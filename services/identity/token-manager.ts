@@ -41,19 +41,35 @@ function fromRow(row: TokenRow): TokenRecord {
   };
 }
 
+/**
+ * The instant of a client's date-time, in UTC: PostgreSQL refuses offsets beyond ±15:59 (22009),
+ * which ISO 8601 and the API allow up to ±23:59, so the offset never reaches it.
+ */
+function expiryInstant(value: string): Date {
+  const instant = new Date(value);
+  const year = instant.getUTCFullYear();
+  if (Number.isNaN(instant.getTime()) || year < 1 || year > 9999) {
+    throw appError("validation_failed", "expiresAt is not a date-time between the years 0001 and 9999", {
+      errors: [{ path: "expiresAt", message: "an ISO 8601 date-time with offset, such as 2027-01-01T00:00:00Z" }],
+    });
+  }
+  return instant;
+}
+
 export async function createToken(
   db: Queryable,
   tenantId: string,
   input: { name: string; type: TokenType; expiresAt: string | null },
 ): Promise<{ token: TokenRecord; value: string }> {
-  if (input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now()) {
+  const expiresAt = input.expiresAt === null ? null : expiryInstant(input.expiresAt);
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
     throw appError("validation_failed", "expiresAt must be in the future", { errors: [{ path: "expiresAt", message: "must be in the future" }] });
   }
   const value = generateToken(input.type);
   const { rows } = await db.query<TokenRow>(
     `INSERT INTO api_tokens (id, tenant_id, name, type, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING id, name, type, created_at, expires_at, last_used_at, revoked_at`,
-    [newId("tok"), tenantId, input.name, input.type, hashToken(value), input.expiresAt],
+    [newId("tok"), tenantId, input.name, input.type, hashToken(value), expiresAt?.toISOString() ?? null],
   );
   return { token: fromRow(rows[0]), value };
 }

@@ -16,9 +16,11 @@ declare module "koa" {
 
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
+    // Sent empty is sent malformed (400), not absent: the client meant an id and its value was lost.
+    const present = ctx.req.headers[TRANSACTION_ID_HEADER.toLowerCase()] !== undefined;
     const sent = ctx.get(TRANSACTION_ID_HEADER);
-    const valid = sent !== "" && isClientTransactionId(sent);
-    ctx.state.invalidTransactionId = sent !== "" && !valid;
+    const valid = present && isClientTransactionId(sent);
+    ctx.state.invalidTransactionId = present && !valid;
     const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, ctx.get(TRACEPARENT_HEADER) || undefined);
     ctx.set("X-Request-Id", context.requestId);
     ctx.set("X-Transaction-Id", context.transactionId);

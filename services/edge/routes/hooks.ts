@@ -12,6 +12,7 @@ import {
   hookOutput,
   recoverHookBody,
   recoverHookOutput,
+  retryExecutionOutput,
   rotatedSecretOutput,
   updateHookBody,
 } from "../schemas/hooks.js";
@@ -142,11 +143,16 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
       tag: "hooks",
       capability: "hooks:write",
+      response: retryExecutionOutput,
       status: 202,
     },
     async ({ params, principal }) => {
-      await callUnary(dispatcher.retryExecution.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, executionId: params.executionId });
-      return {};
+      const { eventId } = await callUnary(dispatcher.retryExecution.bind(dispatcher), {
+        tenantId: principal.tenantId,
+        hookId: params.id,
+        executionId: params.executionId,
+      });
+      return { body: { hookId: params.id, executionId: params.executionId, eventId, queued: true } };
     },
   );
   route(

@@ -34,6 +34,14 @@ export const recoverHookOutput = z.object({
   truncated: z.boolean().describe("more events than one call queues were in the window: recover again from the last one"),
 });
 
+/** The answer of a retry (202): which event is queued again for which hook. */
+export const retryExecutionOutput = z.object({
+  hookId: z.string(),
+  executionId: z.string().describe("the execution retried"),
+  eventId: z.string().describe("the event queued for one more delivery (trigger manual)"),
+  queued: z.literal(true),
+});
+
 export const updateHookBody = z
   .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional(), ordering: ordering.optional() })
   .strict()
@@ -71,7 +79,7 @@ export const executionOutput = z.object({
   hookId: z.string(),
   eventId: z.string(),
   eventKind: z.string(),
-  trigger: z.enum(["event", "retry", "test", "manual"]),
+  trigger: z.enum(["event", "retry", "test", "manual", "recover"]),
   attempt: z.number().int(),
   url: z.string(),
   requestedAt: z.string(),
