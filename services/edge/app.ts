@@ -7,6 +7,7 @@ import type { BackendClients } from "./clients.js";
 import type { TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
+import { answerRecorder } from "./middleware/answer-recorder.js";
 import { problemResponses } from "./middleware/problem.js";
 import { refuseInvalidTransactionId, requestContext } from "./middleware/request-context.js";
 import { ordersRoutes } from "./routes/orders.js";
@@ -47,6 +48,8 @@ export interface AppDeps {
   rateLimitStore?: RateLimitStore;
   /** Proxies whose X-Forwarded-For is believed for the login limiter's client address. */
   trustedProxies?: TrustedProxies;
+  /** Test runs: the JSONL file every /v1 answer is recorded to (answer-recorder.ts). */
+  answerLogFile?: string;
 }
 
 /** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
@@ -73,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = false;
   app.silent = true; // errors are logged by problemResponses, once
   app.use(requestContext(deps.logger));
+  if (deps.answerLogFile) app.use(answerRecorder(deps.answerLogFile));
   app.use(problemResponses(deps.logger));
   app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {

@@ -1,63 +1,32 @@
 // The OpenAPI 3.1 document, generated from the same route specs and zod schemas that mount and
 // validate the endpoints, so the document cannot drift from what the server accepts.
 import { z } from "zod";
-import type { RouteSpec } from "./route.js";
+import { IDEMPOTENCY_KEY, type RouteSpec } from "./route.js";
 import { CLIENT_TRANSACTION_ID } from "@waybill/platform/context.js";
 import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
+import { ERROR_CODES } from "@waybill/contracts/errors/catalog.js";
+import { problemResponses } from "./openapi-problems.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",
+  description: "RFC 9457 problem details; branch on `code` (docs/errors.md lists every code)",
   required: ["type", "title", "status", "detail", "code"],
   properties: {
-    type: { type: "string" },
+    type: { type: "string", description: "https://waybill.dev/problems/<code>" },
     title: { type: "string" },
     status: { type: "integer" },
-    detail: { type: "string" },
-    code: { type: "string", description: "Stable machine-readable error code" },
-    errors: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } },
+    detail: { type: "string", description: "What went wrong, for people; may change" },
+    code: { type: "string", enum: ERROR_CODES, description: "Stable machine-readable error code" },
+    errors: {
+      type: "array",
+      items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+    },
   },
 };
-
-/**
- * The problem answers one operation can give, and only those: every request can be refused for a
- * malformed X-Transaction-Id (400), by the rate limit (429) or for an unavailable backing service
- * (503); the rest depends on the method, the path and the credential it needs.
- */
-function problemStatuses(spec: RouteSpec): Record<string, string> {
-  const withBody = spec.method === "post" || spec.method === "put";
-  const open = spec.capability === "public";
-  const statuses: Record<string, string> = {
-    "400": [
-      "Malformed X-Transaction-Id (invalid_transaction_id)",
-      ...(withBody ? ["body that is not JSON (invalid_json)"] : []),
-      ...(spec.query ? ["malformed query parameter (invalid_query)"] : []),
-      ...(spec.idempotent ? ["malformed Idempotency-Key (invalid_idempotency_key)"] : []),
-    ].join(", "),
-  };
-  statuses["401"] = open ? "Wrong email or password (invalid_credentials)" : "Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer)";
-  if (!open) statuses["403"] = "The credential's token type or role may not do this (token_type_forbidden, role_forbidden)";
-  if (spec.path.includes(":")) statuses["404"] = "No such resource in the caller's tenant";
-  const conflicts = [...(spec.conflicts ?? []), ...(spec.idempotent ? ["idempotency_key_in_flight"] : [])];
-  if (conflicts.length > 0) statuses["409"] = `State conflict (${conflicts.join(", ")})`;
-  if (withBody) {
-    statuses["413"] = "Body over the size limit (payload_too_large)";
-    statuses["415"] = "Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding)";
-    statuses["422"] = spec.idempotent
-      ? "Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body"
-      : "Validation failed: one entry per field in `errors`";
-  }
-  statuses["429"] = open ? "Too many logins from this address (rate_limited; Retry-After)" : "Rate limited (rate_limited; Retry-After, RateLimit-*)";
-  statuses["503"] = "A backing service is unavailable; retry later (upstream_unavailable)";
-  return statuses;
-}
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
-}
-
-function problemResponse(description: string) {
-  return { description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
 }
 
 function operation(spec: RouteSpec) {
@@ -85,7 +54,7 @@ function operation(spec: RouteSpec) {
             name: "Idempotency-Key",
             in: "header",
             required: false,
-            schema: { type: "string", maxLength: 255 },
+            schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
             description: "Replays the first answer for 24 h; another body under the same key is a 422",
           },
         ]
@@ -123,7 +92,7 @@ function operation(spec: RouteSpec) {
     ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } } : {}),
     responses: {
       [status]: success,
-      ...Object.fromEntries(Object.entries(problemStatuses(spec)).map(([code, description]) => [code, problemResponse(description)])),
+      ...problemResponses(spec),
     },
   };
 }

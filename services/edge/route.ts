@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import type { Router, RouterContext } from "@koa/router";
 import type { z } from "zod";
+import type { ErrorCode } from "@waybill/contracts/errors/catalog.js";
 import type { Principal } from "@waybill/contracts/identity-client/token-resolver.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import { requires, type Capability } from "./permissions.js";
@@ -34,7 +35,12 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   /** Request headers the endpoint reads, for the OpenAPI document. */
   headerParams?: { name: string; description: string; pattern?: string }[];
   /** The 409 codes this endpoint can answer, for the OpenAPI document (none when absent). */
-  conflicts?: string[];
+  conflicts?: ErrorCode[];
+  /**
+   * Other codes particular to this endpoint (a 422 such as unknown_product, a 404 of a resource
+   * its path does not name); those every endpoint of its kind answers are added by openapi-problems.ts.
+   */
+  errors?: ErrorCode[];
 }
 
 export interface IdempotencyInput {
@@ -70,7 +76,8 @@ export interface Api {
   routes: RouteSpec[];
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Idempotency-Key: 1 to 255 visible ASCII characters (also the OpenAPI pattern). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function route<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
   api: Api,

@@ -22,6 +22,7 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
       capability: "read",
       query: eventsStreamQuery,
       produces: "text/event-stream",
+      errors: ["invalid_last_event_id", "too_many_streams", "events_unavailable"],
       headerParams: [
         {
           name: LAST_EVENT_ID_HEADER,

@@ -26,6 +26,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     {
       method: "post",
       path: "/hooks",
+      errors: ["blocked_address"],
       summary: "Create a hook (its secret is shown only in this answer)",
       tag: "hooks",
       capability: "hooks:write",
@@ -69,6 +70,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     {
       method: "put",
       path: "/hooks/:id",
+      errors: ["blocked_address"],
       summary: "Change a hook's name, url, kind, status or ordering",
       tag: "hooks",
       capability: "hooks:write",
@@ -140,6 +142,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       method: "post",
       path: "/hooks/:id/executions/:executionId/retry",
       conflicts: ["hook_paused"],
+      errors: ["event_not_found"],
       summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
       tag: "hooks",
       capability: "hooks:write",

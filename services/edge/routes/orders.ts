@@ -17,6 +17,7 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
       method: "post",
       path: "/orders",
       conflicts: ["duplicate_short_id"],
+      errors: ["unknown_product", "amount_out_of_range"],
       summary: "Create an order",
       tag: "orders",
       capability: "orders:write",
