@@ -11,6 +11,12 @@ export interface ContractReport {
   mismatchCount: number;
 }
 
+/** The parts of an OpenAPI document the check reads. */
+export interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
@@ -18,7 +24,7 @@ interface Operation {
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** Validates answers; the document is an OpenAPI 3.1 object (its schemas are JSON Schema 2020-12). */
-export function checkAnswers(document: Record<string, any>, answers: Iterable<RecordedAnswer>): ContractReport {
+export function checkAnswers(document: OpenApiDocument, answers: Iterable<RecordedAnswer>): ContractReport {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
   // The formats the document's schemas use; a wrong format is a contract mismatch too.
   ajv.addFormat("date-time", DATE_TIME);
@@ -56,7 +62,7 @@ export function checkAnswers(document: Record<string, any>, answers: Iterable<Re
       else check(validatorAt("/components/schemas/Problem"), answer, "Problem");
       continue;
     }
-    const pathPointer = `/paths/${escape(answer.route)}`;
+    const pathPointer = `/paths/${pointerToken(answer.route)}`;
     const operation = document.paths?.[answer.route]?.[method] as Operation | undefined;
     if (!operation) {
       // The path exists with other methods: the router's 405 (or a 404 of a path-like id).
@@ -82,7 +88,7 @@ export function checkAnswers(document: Record<string, any>, answers: Iterable<Re
     if (mediaType !== "application/json" && mediaType !== "application/problem+json") continue; // SSE: a stream, not one body
     if (answer.method === "HEAD") continue;
     if (answer.body === undefined) continue; // too large to record
-    const pointer = `${pathPointer}/${method}/responses/${statusKey}/content/${escape(mediaType)}/schema`;
+    const pointer = `${pathPointer}/${method}/responses/${statusKey}/content/${pointerToken(mediaType)}/schema`;
     check(validatorAt(pointer), answer, "schema");
   }
 
@@ -100,6 +106,6 @@ export function checkAnswers(document: Record<string, any>, answers: Iterable<Re
 }
 
 /** A JSON pointer token (RFC 6901), also safe in the URI fragment ajv resolves. */
-function escape(token: string): string {
+function pointerToken(token: string): string {
   return encodeURIComponent(token.replace(/~/g, "~0").replace(/\//g, "~1"));
 }
