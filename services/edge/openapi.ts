@@ -5,6 +5,9 @@ import { IDEMPOTENCY_KEY, type RouteSpec } from "./route.js";
 import { CLIENT_TRANSACTION_ID } from "@waybill/platform/context.js";
 import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
 import { ERROR_CODES } from "@waybill/contracts/errors/catalog.js";
+import { DEVICE_ID_PATTERN } from "@waybill/contracts/limits/devices.js";
+import { exampleOf, fitsScalar, resourceOf } from "./openapi-examples.js";
+import { addLinks } from "./openapi-links.js";
 import { problemResponses } from "./openapi-problems.js";
 
 const PROBLEM_SCHEMA = {
@@ -29,8 +32,24 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return rest;
 }
 
+/**
+ * Path parameters with a rule of their own (a malformed one is a 422). Resource ids have none: an
+ * id that no resource can have simply names nothing (404).
+ */
+const PATH_PARAM_PATTERNS: Record<string, string> = { deviceId: DEVICE_ID_PATTERN.source };
+
+/** A media type object: the schema and a realistic example made from it (openapi-examples.ts). */
+function withExample(schema: Record<string, unknown>, path: string) {
+  return { schema, example: exampleOf(schema, { resource: resourceOf(path), fits: fitsScalar }) };
+}
+
 function operation(spec: RouteSpec) {
-  const pathParams = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  const pathParams = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+    name: m[1],
+    in: "path",
+    required: true,
+    schema: { type: "string", ...(PATH_PARAM_PATTERNS[m[1]] ? { pattern: PATH_PARAM_PATTERNS[m[1]] } : {}) },
+  }));
   const queryParams =
     spec.query instanceof z.ZodObject
       ? Object.entries(spec.query.shape as Record<string, z.ZodType>).map(([name, schema]) => ({
@@ -81,7 +100,7 @@ function operation(spec: RouteSpec) {
         }
       : status === "204" || !spec.response
         ? { description: "Done" }
-        : { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } };
+        : { description: "Success", content: { "application/json": withExample(jsonSchema(spec.response, "output"), spec.path) } };
   return {
     operationId: operationId(spec),
     summary: spec.summary,
@@ -89,7 +108,7 @@ function operation(spec: RouteSpec) {
     tags: [spec.tag],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(spec.capability === "public" ? { security: [] } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { "application/json": withExample(jsonSchema(spec.body, "input"), spec.path) } } } : {}),
     responses: {
       [status]: success,
       ...problemResponses(spec),
@@ -167,6 +186,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
     paths[path] ??= {};
     paths[path][spec.method] = operation(spec);
   }
+  addLinks(paths as Parameters<typeof addLinks>[0]);
   const { webhooks, schemas } = webhookDocument();
   return {
     openapi: "3.1.0",

@@ -1,7 +1,7 @@
 // Schemas shared by the resources of the public API. Each resource's request and response
 // schemas live beside this file; they validate requests and are the source of the OpenAPI document.
 import { z } from "zod";
-import { isCurrency } from "@waybill/platform/money.js";
+import { CURRENCY_CODES, isCurrency } from "@waybill/platform/money.js";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "@waybill/platform/pagination.js";
 
 export const decimalAmount = z
@@ -14,7 +14,8 @@ const CURRENCY_EXPECTED = "must be a 3-letter ISO 4217 currency code such as EUR
 export const currencyCode = z
   .string()
   .regex(/^[A-Z]{3}$/, { message: CURRENCY_EXPECTED, abort: true })
-  .refine(isCurrency, "is not a known ISO 4217 currency code (3 letters, such as EUR)");
+  .refine(isCurrency, "is not a known ISO 4217 currency code (3 letters, such as EUR)")
+  .meta({ enum: [...CURRENCY_CODES] });
 
 /** A calendar date or a date-time with offset; a union's own failure says only "Invalid input". */
 export const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {

@@ -36,7 +36,8 @@ export const updateCustomerBody = z
     address: addressInput.nullable().optional().describe("null clears it; an address replaces the whole address"),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of name, email, phone, address");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, email, phone, address")
+  .meta({ minProperties: 1 });
 
 export const addressOutput = z.object({
   line1: z.string(),

@@ -11,7 +11,8 @@ const url = z
     const problem = hookUrlProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .describe("http(s) URL the signed deliveries are POSTed to");
+  .describe("Absolute http(s) URL the signed deliveries are POSTed to, without user name or password")
+  .meta({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$" });
 const on = z.enum(EVENT_KINDS as [string, ...string[]]).describe("The event kind this hook receives (GET /event-kinds)");
 const status = z.enum(HOOK_STATUSES).describe("A paused hook receives nothing; events meanwhile are not queued for it");
 
@@ -45,7 +46,8 @@ export const retryExecutionOutput = z.object({
 export const updateHookBody = z
   .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional(), ordering: ordering.optional() })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status, ordering");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status, ordering")
+  .meta({ minProperties: 1 });
 
 export const hookOutput = z.object({
   id: z.string(),

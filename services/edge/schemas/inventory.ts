@@ -20,12 +20,14 @@ export const adjustmentBody = z
       .min(-MAX_STOCK_QUANTITY)
       .max(MAX_STOCK_QUANTITY)
       .refine((d) => d !== 0, "must not be 0")
+      .meta({ not: { const: 0 } })
       .optional(),
     setTo: z.number().int().min(0).max(MAX_STOCK_QUANTITY).optional(),
     reason: z.string().trim().min(1).max(MAX_REASON_LENGTH).regex(REASON_TEXT, "no control characters but line breaks and tabs"),
   })
   .strict()
-  .refine((body) => (body.delta === undefined) !== (body.setTo === undefined), { path: ["delta"], message: "give exactly one of delta and setTo" });
+  .refine((body) => (body.delta === undefined) !== (body.setTo === undefined), { path: ["delta"], message: "give exactly one of delta and setTo" })
+  .meta({ oneOf: [{ required: ["delta"] }, { required: ["setTo"] }] });
 
 export const stockLevelOutput = z.object({
   productId: z.string(),

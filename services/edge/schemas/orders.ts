@@ -53,6 +53,7 @@ export const updateOrderBody = z
     customerId: identifier.optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of dueDate, customerId");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of dueDate, customerId")
+  .meta({ minProperties: 1 });
 
 export const changeOrderStatusBody = z.object({ status: orderStatus }).strict();
