@@ -1,7 +1,7 @@
 // The problem answers of one operation, from the error catalog: each status with exactly the
 // codes the operation can answer (a `code` enum, so a contract tool can check it), what each
 // means, and an example per code.
-import { ERROR_CATALOG, type ErrorCode } from "@waybill/contracts/errors/catalog.js";
+import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from "@waybill/contracts/errors/catalog.js";
 import type { RouteSpec } from "./route.js";
 
 /** The 404 code of a resource, by the path segment that names its collection. */
@@ -73,6 +73,11 @@ export function problemExample(code: ErrorCode): Record<string, unknown> {
   };
 }
 
+/** `components.examples`: one problem example per code, which the operations' answers refer to. */
+export function problemExamples(): Record<string, unknown> {
+  return Object.fromEntries(ERROR_CODES.map((code) => [code, { summary: ERROR_CATALOG[code].when, value: problemExample(code) }]));
+}
+
 /** `responses` entries for every problem status of the operation. */
 export function problemResponses(spec: RouteSpec): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -83,7 +88,8 @@ export function problemResponses(spec: RouteSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].when}`).join("\n\n"),
+      // The codes only: what each means is in its example's summary (components.examples) and docs/errors.md.
+      description: `${ERROR_CATALOG[codes[0]].title}: ${codes.map((code) => `\`${code}\``).join(", ")}`,
       ...(status === 401 ? { headers: { "WWW-Authenticate": { schema: { type: "string" }, description: 'Bearer realm="waybill"' } } } : {}),
       ...(status === 429 || status === 503
         ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before trying again" } } }
@@ -91,7 +97,7 @@ export function problemResponses(spec: RouteSpec): Record<string, unknown> {
       content: {
         "application/problem+json": {
           schema: { allOf: [{ $ref: "#/components/schemas/Problem" }, { properties: { status: { const: status }, code: { enum: codes } } }] },
-          examples: Object.fromEntries(codes.map((code) => [code, { summary: ERROR_CATALOG[code].when, value: problemExample(code) }])),
+          examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
         },
       },
     };

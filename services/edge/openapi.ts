@@ -8,7 +8,7 @@ import { ERROR_CODES } from "@waybill/contracts/errors/catalog.js";
 import { DEVICE_ID_PATTERN } from "@waybill/contracts/limits/devices.js";
 import { exampleOf, fitsScalar, resourceOf } from "./openapi-examples.js";
 import { addLinks } from "./openapi-links.js";
-import { problemResponses } from "./openapi-problems.js";
+import { problemExamples, problemResponses } from "./openapi-problems.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",
@@ -201,6 +201,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (api-…, cli-…, machine-…, sensor-…) or a session JWT" } },
       schemas: { Problem: PROBLEM_SCHEMA, ...schemas },
+      examples: problemExamples(),
     },
     paths,
     webhooks,

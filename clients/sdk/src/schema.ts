@@ -258,7 +258,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Adjust on-hand stock by a delta or to a counted value */
+        /** Adjust on-hand stock by a delta or to a counted value (422 unknown_product for a product the tenant does not have) */
         post: operations["postInventoryAdjustments"];
         delete?: never;
         options?: never;
@@ -1037,16 +1037,22 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
+        /** @description RFC 9457 problem details; branch on `code` (docs/errors.md lists every code) */
         Problem: {
+            /** @description https://waybill.dev/problems/<code> */
             type: string;
             title: string;
             status: number;
+            /** @description What went wrong, for people; may change */
             detail: string;
-            /** @description Stable machine-readable error code */
-            code: string;
+            /**
+             * @description Stable machine-readable error code
+             * @enum {string}
+             */
+            code: "invalid_cursor" | "idempotency_key_in_flight" | "validation_failed" | "idempotency_key_reused" | "internal_error" | "upstream_unavailable" | "upstream_failed" | "database_unavailable" | "invalid_json" | "unreadable_body" | "invalid_query" | "invalid_transaction_id" | "invalid_idempotency_key" | "invalid_last_event_id" | "bad_request" | "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "invalid_credentials" | "role_forbidden" | "token_type_forbidden" | "route_not_found" | "not_found" | "order_not_found" | "customer_not_found" | "shipment_not_found" | "product_not_found" | "hook_not_found" | "execution_not_found" | "event_not_found" | "token_not_found" | "user_not_found" | "tenant_not_found" | "method_not_allowed" | "duplicate_short_id" | "duplicate_sku" | "duplicate_tracking_number" | "duplicate_email" | "duplicate_tenant" | "invalid_status_transition" | "insufficient_stock" | "order_not_editable" | "order_not_shippable" | "order_fully_shipped" | "order_partially_delivered" | "product_reserved" | "hook_paused" | "recovery_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "invalid_character" | "unknown_product" | "amount_out_of_range" | "blocked_address" | "invalid_tenant_name" | "invalid_password" | "invalid_name" | "invalid_expires_at" | "rate_limited" | "too_many_streams" | "events_unavailable" | "ingress_unavailable";
             errors?: {
-                path?: string;
-                message?: string;
+                path: string;
+                message: string;
             }[];
         };
         OrderCreatedEvent: {
@@ -1463,6 +1469,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1477,6 +1489,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIn0.eyJzdWIiOiJ1c3JfMDFqZHpxMXY1dzl4M3k3ejFhNWI5YzNkN2UifQ.c2lnbmF0dXJl",
+                     *       "tokenType": "Bearer",
+                     *       "expiresAt": "2027-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         accessToken: string;
                         /** @constant */
@@ -1485,67 +1504,108 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Wrong email or password (invalid_credentials) */
+            /** @description Unauthorized: `invalid_credentials` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "invalid_credentials";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1573,6 +1633,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *           "shortId": "ORD-1042",
+                     *           "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *           "dueDate": "2026-12-01",
+                     *           "currency": "EUR",
+                     *           "status": "ready",
+                     *           "orderItems": [
+                     *             {
+                     *               "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *               "quantity": 2,
+                     *               "price": "4.90"
+                     *             }
+                     *           ],
+                     *           "total": "9.80",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -1595,49 +1680,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1656,11 +1772,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-12-01",
+                 *       "currency": "EUR",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     shortId: string;
                     customerId: string;
                     dueDate?: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
                     orderItems: {
                         productId: string;
                         quantity: number;
@@ -1677,6 +1809,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -1696,85 +1848,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_short_id, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_short_id`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_short_id" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `unknown_product`, `amount_out_of_range` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "unknown_product" | "amount_out_of_range";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1799,6 +2002,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -1818,58 +2041,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1888,6 +2147,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dueDate": "2026-12-01",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k"
+                 *     }
+                 */
                 "application/json": {
                     /** @description null clears the due date */
                     dueDate?: (string) | null;
@@ -1902,6 +2167,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -1921,94 +2206,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (order_not_editable) */
+            /** @description Conflict: `order_not_editable` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "order_not_editable";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2027,6 +2368,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ready"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
@@ -2040,6 +2386,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -2059,94 +2425,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition, insufficient_stock, order_partially_delivered) */
+            /** @description Conflict: `invalid_status_transition`, `insufficient_stock`, `order_partially_delivered` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition" | "insufficient_stock" | "order_partially_delivered";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2167,6 +2589,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "items": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     carrier: string;
                     trackingNumber: string;
@@ -2185,6 +2619,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2211,94 +2672,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (order_not_shippable, duplicate_tracking_number, order_fully_shipped, idempotency_key_in_flight) */
+            /** @description Conflict: `order_not_shippable`, `duplicate_tracking_number`, `order_fully_shipped`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "order_not_shippable" | "duplicate_tracking_number" | "order_fully_shipped" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2326,6 +2843,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *           "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *           "carrier": "DHL",
+                     *           "trackingNumber": "JD014600006281234567",
+                     *           "status": "inTransit",
+                     *           "items": [
+                     *             {
+                     *               "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *               "quantity": 2
+                     *             }
+                     *           ],
+                     *           "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *           "receivedBy": "M. Jensen",
+                     *           "timeline": [
+                     *             {
+                     *               "status": "inTransit",
+                     *               "at": "2026-11-26T09:30:00.000Z",
+                     *               "location": "main",
+                     *               "note": "Left with the front desk"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -2355,49 +2904,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2422,6 +3002,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2448,58 +3055,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2518,6 +3161,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "inTransit" | "delivered" | "exception";
@@ -2533,6 +3183,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2559,94 +3236,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition) */
+            /** @description Conflict: `invalid_status_transition` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2665,6 +3398,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receivedBy": "M. Jensen",
+                 *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": {
                     receivedBy?: string | null;
                     /** @description When it was delivered; now when absent */
@@ -2680,6 +3420,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2706,94 +3473,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition) */
+            /** @description Conflict: `invalid_status_transition` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2819,6 +3642,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+49 30 1234567",
+                     *           "address": {
+                     *             "line1": "Unter den Linden 1",
+                     *             "line2": "3rd floor",
+                     *             "city": "Berlin",
+                     *             "region": "Berlin",
+                     *             "postalCode": "10117",
+                     *             "country": "DE"
+                     *           },
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -2840,49 +3686,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2901,6 +3778,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     email?: string | null;
@@ -2923,6 +3815,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -2941,85 +3851,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3044,6 +4005,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -3062,58 +4041,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `customer_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "customer_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3132,6 +4147,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description null clears it */
@@ -3157,6 +4187,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -3175,85 +4223,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `customer_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "customer_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3279,6 +4378,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "sku": "CUP-ESP-090",
+                     *           "name": "Espresso cup, 90 ml",
+                     *           "price": "4.90",
+                     *           "currency": "EUR",
+                     *           "lowStockThreshold": 5,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -3294,49 +4410,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3355,13 +4502,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Espresso cup, 90 ml",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": {
                     /** @description Unique within the tenant */
                     sku: string;
                     name: string;
                     /** @description Requires currency */
                     price?: (string | number) | null;
-                    currency?: string | null;
+                    currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL") | null;
                     lowStockThreshold?: number | null;
                 };
             };
@@ -3373,6 +4529,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3385,85 +4553,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_sku, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_sku`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_sku" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3488,6 +4707,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3500,58 +4731,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3570,12 +4837,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Espresso cup, 90 ml",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": {
                     /** @description Unique within the tenant */
                     sku?: string;
                     name?: string;
                     price?: (string | number) | null;
-                    currency?: string | null;
+                    currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL") | null;
                     lowStockThreshold?: number | null;
                 };
             };
@@ -3587,6 +4863,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3599,94 +4887,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_sku) */
+            /** @description Conflict: `duplicate_sku` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_sku";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3712,67 +5056,108 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description State conflict (product_reserved) */
+            /** @description Conflict: `product_reserved` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "product_reserved";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3800,6 +5185,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "location": "main",
+                     *           "onHand": 40,
+                     *           "reserved": 2,
+                     *           "available": 38
+                     *         }
+                     *       ],
+                     *       "nextCursor": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             productId: string;
@@ -3813,49 +5212,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3874,6 +5304,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "delta": -2,
+                 *       "reason": "cycle count"
+                 *     }
+                 */
                 "application/json": {
                     productId: string;
                     /** @description Defaults to "default" */
@@ -3881,7 +5319,7 @@ export interface operations {
                     delta?: number;
                     setTo?: number;
                     reason: string;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -3891,6 +5329,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "location": "main",
+                     *       "onHand": 40,
+                     *       "reserved": 2,
+                     *       "available": 38,
+                     *       "id": "adj_01jdzqc3d7e1f5g9h3j7k1m5n9",
+                     *       "delta": -2,
+                     *       "reason": "cycle count",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         productId: string;
                         location: string;
@@ -3907,85 +5358,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (insufficient_stock, idempotency_key_in_flight) */
+            /** @description Conflict: `insufficient_stock`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "insufficient_stock" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `unknown_product` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "unknown_product";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4008,6 +5510,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "kind": "order.created",
+                     *           "schema": {
+                     *             "content-type": "application/json"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             kind: string;
@@ -4018,49 +5532,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4088,6 +5633,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *           "kind": "order.created",
+                     *           "time": "2026-11-26T09:30:00.000Z",
+                     *           "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8"
+                     *     }
+                     */
                     "application/json": {
                         data: ({
                             id: string;
@@ -4101,49 +5659,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4173,49 +5762,80 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_last_event_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_last_event_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `too_many_streams`, `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "too_many_streams" | "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `events_unavailable`, `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "events_unavailable" | "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4241,6 +5861,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *           "name": "Orders to the ERP",
+                     *           "url": "https://erp.example.com/hooks/waybill",
+                     *           "on": "order.created",
+                     *           "status": "active",
+                     *           "ordering": "none",
+                     *           "successCount": 12,
+                     *           "errorCount": 0,
+                     *           "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -4266,49 +5907,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4327,9 +5999,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Orders to the ERP",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "on": "order.created",
+                 *       "ordering": "none"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
-                    /** @description http(s) URL the signed deliveries are POSTed to */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL the signed deliveries are POSTed to, without user name or password
+                     */
                     url: string;
                     /**
                      * @description The event kind this hook receives (GET /event-kinds)
@@ -4351,6 +6034,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLcDq",
+                     *       "secretLastRotatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4376,85 +6077,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `blocked_address` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "blocked_address";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4479,6 +6231,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4501,58 +6269,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4571,9 +6375,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Orders to the ERP",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "on": "order.created",
+                 *       "status": "active",
+                 *       "ordering": "none"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
-                    /** @description http(s) URL the signed deliveries are POSTed to */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL the signed deliveries are POSTed to, without user name or password
+                     */
                     url?: string;
                     /**
                      * @description The event kind this hook receives (GET /event-kinds)
@@ -4600,6 +6416,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4622,85 +6454,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `blocked_address` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "blocked_address";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4726,58 +6609,94 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4802,6 +6721,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLcDq",
+                     *       "secretLastRotatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description "whsec_" + base64; shown only in this answer. Signs X-Service-Signature. */
                         secret: string;
@@ -4809,85 +6734,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4912,13 +6888,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *       "eventKind": "order.created",
+                     *       "trigger": "event",
+                     *       "attempt": 1,
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "requestedAt": "2026-11-26T09:30:00.000Z",
+                     *       "durationMs": 184,
+                     *       "outcome": "succeeded",
+                     *       "statusCode": 200,
+                     *       "responseBody": "{\"received\":true}",
+                     *       "responseHeaders": {
+                     *         "content-type": "application/json"
+                     *       },
+                     *       "error": null,
+                     *       "nextAttemptAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         hookId: string;
                         eventId: string;
                         eventKind: string;
                         /** @enum {string} */
-                        trigger: "event" | "retry" | "test" | "manual";
+                        trigger: "event" | "retry" | "test" | "manual" | "recover";
                         attempt: number;
                         url: string;
                         requestedAt: string;
@@ -4938,94 +6935,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused) */
+            /** @description Conflict: `hook_paused` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5053,6 +7106,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *           "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *           "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *           "eventKind": "order.created",
+                     *           "trigger": "event",
+                     *           "attempt": 1,
+                     *           "url": "https://erp.example.com/hooks/waybill",
+                     *           "requestedAt": "2026-11-26T09:30:00.000Z",
+                     *           "durationMs": 184,
+                     *           "outcome": "succeeded",
+                     *           "statusCode": 200,
+                     *           "responseBody": "{\"received\":true}",
+                     *           "responseHeaders": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "error": null,
+                     *           "nextAttemptAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5060,7 +7139,7 @@ export interface operations {
                             eventId: string;
                             eventKind: string;
                             /** @enum {string} */
-                            trigger: "event" | "retry" | "test" | "manual";
+                            trigger: "event" | "retry" | "test" | "manual" | "recover";
                             attempt: number;
                             url: string;
                             requestedAt: string;
@@ -5082,58 +7161,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5153,101 +7268,175 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Done */
+            /** @description Success */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "executionId": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *       "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *       "queued": true
+                     *     }
+                     */
+                    "application/json": {
+                        hookId: string;
+                        /** @description the execution retried */
+                        executionId: string;
+                        /** @description the event queued for one more delivery (trigger manual) */
+                        eventId: string;
+                        /** @constant */
+                        queued: true;
+                    };
+                };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found`, `execution_not_found`, `event_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found" | "execution_not_found" | "event_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused) */
+            /** @description Conflict: `hook_paused` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5266,6 +7455,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-25T00:00:00Z",
+                 *       "until": "2026-11-26T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     since: string;
@@ -5284,6 +7479,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queued": 3,
+                     *       "truncated": false
+                     *     }
+                     */
                     "application/json": {
                         /** @description events queued for redelivery */
                         queued: number;
@@ -5292,94 +7493,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused, recovery_in_progress) */
+            /** @description Conflict: `hook_paused`, `recovery_in_progress` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused" | "recovery_in_progress";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5405,6 +7662,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *           "name": "warehouse scanner",
+                     *           "type": "api",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-26T09:30:00.000Z",
+                     *           "revokedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5420,49 +7693,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5481,6 +7785,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "warehouse scanner",
+                 *       "type": "api",
+                 *       "expiresAt": "2027-01-01T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
@@ -5497,6 +7808,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *       "name": "warehouse scanner",
+                     *       "type": "api",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *       "token": "api-Zk3n9cQ2xT8vR1mW5yB7pL0aH4sD6fJ2gK9eN3uV1qY"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -5509,85 +7830,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5613,58 +7985,94 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `token_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "token_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5690,6 +8098,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e",
+                     *           "email": "ada@example.com",
+                     *           "role": "member",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5702,49 +8123,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5763,6 +8215,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct-horse-battery-staple",
+                 *       "role": "member"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -5782,6 +8241,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e",
+                     *       "email": "ada@example.com",
+                     *       "role": "member",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         email: string;
@@ -5791,85 +8258,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_email, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_email`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_email" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5895,6 +8413,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dev_01jdzq8g2h6j0k4m8n2p6q0r4s",
+                     *           "deviceId": "dock-door-3",
+                     *           "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *           "lastSeenAt": "2026-11-26T09:30:00.000Z",
+                     *           "connected": true,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "dev_01jdzq8g2h6j0k4m8n2p6q0r4s"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The device's id (dev_…) */
@@ -5912,49 +8445,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5975,6 +8539,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "inventory",
+                 *       "payload": {
+                 *         "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *         "location": "main",
+                 *         "onHand": 40,
+                 *         "measuredAt": "2026-11-26T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description as devices/<deviceId>/inventory
@@ -6020,6 +8595,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messageId": "msg_01jdzqf6g0h4j8k2m6n0p4q8r2",
+                     *       "deviceId": "dock-door-3",
+                     *       "channel": "inventory",
+                     *       "receivedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Id of the message stored in INGRESS */
                         messageId: string;
@@ -6030,94 +8613,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `ingress_unavailable`, `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "ingress_unavailable" | "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
