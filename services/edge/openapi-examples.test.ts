@@ -14,7 +14,7 @@ type Operation = {
 const document = openApiSnapshot() as { paths: Record<string, Record<string, Operation>>; components: { examples: Record<string, { value: unknown }> } };
 
 /** An example's value, following a $ref into components.examples. */
-const valueOf = (example: { value?: unknown; $ref?: string }) =>
+const exampleValue = (example: { value?: unknown; $ref?: string }) =>
   example.$ref ? document.components.examples[example.$ref.split("/").pop()!].value : example.value;
 
 function mediaTypes(): { where: string; media: MediaType; pointer: string }[] {
@@ -47,7 +47,7 @@ describe("examples in the OpenAPI document", () => {
     const invalid: string[] = [];
     const missing: string[] = [];
     for (const { where, media, pointer } of mediaTypes()) {
-      const examples = media.examples ? Object.entries(media.examples).map(([name, e]) => [name, valueOf(e)] as const) : [["example", media.example] as const];
+      const examples = media.examples ? Object.entries(media.examples).map(([name, e]) => [name, exampleValue(e)] as const) : [["example", media.example] as const];
       if (examples.length === 0 || (examples.length === 1 && examples[0][1] === undefined)) missing.push(where);
       const validate = ajv.compile({ $ref: `openapi#${pointer}` });
       for (const [name, value] of examples) {
