@@ -47,7 +47,9 @@ describe("examples in the OpenAPI document", () => {
     const invalid: string[] = [];
     const missing: string[] = [];
     for (const { where, media, pointer } of mediaTypes()) {
-      const examples = media.examples ? Object.entries(media.examples).map(([name, e]) => [name, exampleValue(e)] as const) : [["example", media.example] as const];
+      const examples = media.examples
+        ? Object.entries(media.examples).map(([name, e]) => [name, exampleValue(e)] as const)
+        : [["example", media.example] as const];
       if (examples.length === 0 || (examples.length === 1 && examples[0][1] === undefined)) missing.push(where);
       const validate = ajv.compile({ $ref: `openapi#${pointer}` });
       for (const [name, value] of examples) {
