@@ -144,9 +144,9 @@ export function fromServiceError(error: ServiceError): AppError {
   if (ours) return ours;
   // Not one of ours: a transport failure.
   if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
-    return platformError("upstream_unavailable", "A backing service did not answer; try again.");
+    return platformError("upstream_unavailable", "A backing service did not answer; try again.", { cause: error });
   }
-  return platformError("upstream_failed", "A backing service failed.");
+  return platformError("upstream_failed", "A backing service failed.", { cause: error });
 }
 
 /** The AppError a callee's problem JSON describes, or undefined when the text is not one. */

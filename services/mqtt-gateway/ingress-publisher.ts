@@ -45,7 +45,7 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
     headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
   }).catch((error: Error) => {
     // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).
-    throw appError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`);
+    throw appError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`, { cause: error });
   });
   return { messageId, receivedAt };
 }

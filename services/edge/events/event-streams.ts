@@ -78,7 +78,7 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
     } catch (error) {
       release();
       logger.warn({ err: (error as Error).message }, "event stream could not open its consumer");
-      throw appError("events_unavailable", "The event stream is unavailable right now; retry shortly.");
+      throw appError("events_unavailable", "The event stream is unavailable right now; retry shortly.", { cause: error });
     }
     const channel = openSse(res, headers, {
       drainTimeoutMs: options.drainTimeoutMs,
