@@ -1673,7 +1673,9 @@ export interface operations {
                                 price: string;
                             }[];
                             total: string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
@@ -1843,7 +1845,9 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -2036,7 +2040,9 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -2201,7 +2207,9 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -2420,7 +2428,9 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -2667,7 +2677,9 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -2897,7 +2909,9 @@ export interface operations {
                                 location: string | null;
                                 note: string | null;
                             }[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
@@ -3050,7 +3064,9 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -3231,7 +3247,9 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -3468,7 +3486,9 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -3679,7 +3699,9 @@ export interface operations {
                                 postalCode: string | null;
                                 country: string;
                             } | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
@@ -3846,7 +3868,9 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -4036,7 +4060,9 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -4218,7 +4244,9 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -4403,7 +4431,9 @@ export interface operations {
                             price: string | null;
                             currency: string | null;
                             lowStockThreshold: number | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
@@ -4548,7 +4578,9 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -4726,7 +4758,9 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -4882,7 +4916,9 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -5354,6 +5390,7 @@ export interface operations {
                         /** @description What onHand changed by (computed for setTo) */
                         delta: number;
                         reason: string;
+                        /** Format: date-time */
                         createdAt: string;
                     };
                 };
@@ -5650,6 +5687,7 @@ export interface operations {
                         data: ({
                             id: string;
                             kind: string;
+                            /** Format: date-time */
                             time: string;
                             transactionId: string;
                         } & {
@@ -5900,7 +5938,9 @@ export interface operations {
                             lastRunAt: string | null;
                             /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                             disabledReason: string | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
@@ -6069,7 +6109,9 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                         /** @description "whsec_" + base64; shown only in this answer. Signs X-Service-Signature. */
                         secret: string;
@@ -6264,7 +6306,9 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -6449,7 +6493,9 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
@@ -6918,6 +6964,7 @@ export interface operations {
                         trigger: "event" | "retry" | "test" | "manual" | "recover";
                         attempt: number;
                         url: string;
+                        /** Format: date-time */
                         requestedAt: string;
                         durationMs: number;
                         /** @enum {string} */
@@ -7142,6 +7189,7 @@ export interface operations {
                             trigger: "event" | "retry" | "test" | "manual" | "recover";
                             attempt: number;
                             url: string;
+                            /** Format: date-time */
                             requestedAt: string;
                             durationMs: number;
                             /** @enum {string} */
@@ -8439,6 +8487,7 @@ export interface operations {
                             /** @description Last connect, disconnect or message (written behind, about a second late) */
                             lastSeenAt: string | null;
                             connected: boolean;
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
@@ -8609,6 +8658,7 @@ export interface operations {
                         deviceId: string;
                         /** @enum {string} */
                         channel: "inventory" | "shipments" | "telemetry";
+                        /** Format: date-time */
                         receivedAt: string;
                     };
                 };

@@ -1,6 +1,7 @@
 // Schemas shared by the resources of the public API. Each resource's request and response
 // schemas live beside this file; they validate requests and are the source of the OpenAPI document.
 import { z } from "zod";
+import { idPattern, type IdPrefix } from "@waybill/platform/ids.js";
 import { CURRENCY_CODES, isCurrency } from "@waybill/platform/money.js";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "@waybill/platform/pagination.js";
 
@@ -23,6 +24,14 @@ export const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.d
 });
 
 export const identifier = z.string().min(1).max(100);
+
+/** An id the API answers with: its type prefix and a ULID body (ord_01j…). Answers only; inputs take any identifier. */
+export function resourceId(prefix: IdPrefix) {
+  return z.string().regex(idPattern(prefix));
+}
+
+/** A timestamp the API answers with (ISO 8601 UTC). */
+export const timestamp = z.string().meta({ format: "date-time" });
 
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),

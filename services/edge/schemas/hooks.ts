@@ -1,5 +1,6 @@
 // Hooks and their executions: request and response schemas (API.md "Webhooks").
 import { z } from "zod";
+import { resourceId, timestamp } from "./common.js";
 import { HOOK_NAME, HOOK_ORDERINGS, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "@waybill/contracts/limits/hooks.js";
 import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 
@@ -37,9 +38,9 @@ export const recoverHookOutput = z.object({
 
 /** The answer of a retry (202): which event is queued again for which hook. */
 export const retryExecutionOutput = z.object({
-  hookId: z.string(),
-  executionId: z.string().describe("the execution retried"),
-  eventId: z.string().describe("the event queued for one more delivery (trigger manual)"),
+  hookId: resourceId("hook"),
+  executionId: resourceId("exe").describe("the execution retried"),
+  eventId: resourceId("evt").describe("the event queued for one more delivery (trigger manual)"),
   queued: z.literal(true),
 });
 
@@ -50,7 +51,7 @@ export const updateHookBody = z
   .meta({ minProperties: 1 });
 
 export const hookOutput = z.object({
-  id: z.string(),
+  id: resourceId("hook"),
   name: z.string(),
   url: z.string(),
   on: z.string(),
@@ -63,8 +64,8 @@ export const hookOutput = z.object({
     .string()
     .nullable()
     .describe("Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it."),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 const secret = {
@@ -77,14 +78,14 @@ export const createdHookOutput = hookOutput.extend(secret);
 export const rotatedSecretOutput = z.object(secret);
 
 export const executionOutput = z.object({
-  id: z.string(),
-  hookId: z.string(),
-  eventId: z.string(),
+  id: resourceId("exe"),
+  hookId: resourceId("hook"),
+  eventId: resourceId("evt"),
   eventKind: z.string(),
   trigger: z.enum(["event", "retry", "test", "manual", "recover"]),
   attempt: z.number().int(),
   url: z.string(),
-  requestedAt: z.string(),
+  requestedAt: timestamp,
   durationMs: z.number().int(),
   outcome: z.enum(["succeeded", "failed"]),
   statusCode: z.number().int().nullable(),

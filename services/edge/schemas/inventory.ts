@@ -1,7 +1,7 @@
 // Inventory: stock levels and adjustments, request and response schemas.
 import { z } from "zod";
 import { MAX_LOCATION_LENGTH, MAX_REASON_LENGTH, MAX_STOCK_QUANTITY, REASON_TEXT, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
-import { identifier, pageQuery } from "./common.js";
+import { identifier, pageQuery, resourceId, timestamp } from "./common.js";
 
 const location = z.string().min(1).max(MAX_LOCATION_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters");
 
@@ -30,7 +30,7 @@ export const adjustmentBody = z
   .meta({ oneOf: [{ required: ["delta"] }, { required: ["setTo"] }] });
 
 export const stockLevelOutput = z.object({
-  productId: z.string(),
+  productId: resourceId("prd"),
   location: z.string(),
   onHand: z.number().int(),
   reserved: z.number().int(),
@@ -38,8 +38,8 @@ export const stockLevelOutput = z.object({
 });
 
 export const adjustmentOutput = stockLevelOutput.extend({
-  id: z.string().describe("The adjustment's id (adj_…)"),
+  id: resourceId("adj").describe("The adjustment's id (adj_…)"),
   delta: z.number().int().describe("What onHand changed by (computed for setTo)"),
   reason: z.string(),
-  createdAt: z.string(),
+  createdAt: timestamp,
 });

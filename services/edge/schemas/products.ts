@@ -1,7 +1,7 @@
 // Products: request and response schemas.
 import { z } from "zod";
 import { MAX_PRODUCT_NAME_LENGTH, MAX_SKU_LENGTH, MAX_STOCK_QUANTITY, TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
-import { currencyCode, decimalAmount } from "./common.js";
+import { currencyCode, decimalAmount, resourceId, timestamp } from "./common.js";
 
 const sku = z.string().min(1).max(MAX_SKU_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters").describe("Unique within the tenant");
 const name = z.string().min(1).max(MAX_PRODUCT_NAME_LENGTH).regex(TRIMMED_TEXT, "no surrounding spaces or control characters");
@@ -40,12 +40,12 @@ export const updateProductBody = z
   .meta({ minProperties: 1 });
 
 export const productOutput = z.object({
-  id: z.string(),
+  id: resourceId("prd"),
   sku: z.string(),
   name: z.string(),
   price: z.string().nullable(),
   currency: z.string().nullable(),
   lowStockThreshold: z.number().int().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
