@@ -95,6 +95,8 @@ function operation(spec: RouteSpec) {
           content: {
             "text/event-stream": {
               schema: { type: "string", description: "SSE messages: `id:` event id, `event:` kind, `data:` the event JSON; `:` comment lines are heartbeats" },
+              example:
+                'id: evt_01jdzqb2c6d0e4f8g2h6j0k4m8\nevent: order.created\ndata: {"id":"evt_01jdzqb2c6d0e4f8g2h6j0k4m8","kind":"order.created","time":"2026-11-26T09:30:00.000Z","transactionId":"txn_01jdzqe5f9g3h7j1k5m9n3p7q1","orderId":"ord_01jdzq7c2m4k8w5e7r9t1y4x6h"}\n\n: heartbeat\n\n',
             },
           },
         }

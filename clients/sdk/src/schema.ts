@@ -5797,6 +5797,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: evt_01jdzqb2c6d0e4f8g2h6j0k4m8
+                     *     event: order.created
+                     *     data: {"id":"evt_01jdzqb2c6d0e4f8g2h6j0k4m8","kind":"order.created","time":"2026-11-26T09:30:00.000Z","transactionId":"txn_01jdzqe5f9g3h7j1k5m9n3p7q1","orderId":"ord_01jdzq7c2m4k8w5e7r9t1y4x6h"}
+                     *
+                     *     : heartbeat
+                     */
                     "text/event-stream": string;
                 };
             };
