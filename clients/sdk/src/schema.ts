@@ -1798,7 +1798,7 @@ export interface operations {
                     orderItems: {
                         productId: string;
                         quantity: number;
-                        /** @description A decimal amount; a string is exact, numbers are accepted when exact */
+                        /** @description A decimal amount, best as a string ("12.50"); a JSON number is accepted when it is exactly that decimal. At most the currency's minor-unit decimals (2 for EUR, 0 for JPY, 3 for BHD) and 15 integer digits; anything else is a 422. */
                         price: string | number;
                     }[];
                 };

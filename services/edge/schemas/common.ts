@@ -7,7 +7,10 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "@waybill/platform/pagination
 
 export const decimalAmount = z
   .union([z.string().regex(/^-?\d{1,15}(\.\d+)?$/, 'must be a decimal string such as "12.50"'), z.number().finite()])
-  .describe("A decimal amount; a string is exact, numbers are accepted when exact");
+  .describe(
+    'A decimal amount, best as a string ("12.50"); a JSON number is accepted when it is exactly that decimal. ' +
+      "At most the currency's minor-unit decimals (2 for EUR, 0 for JPY, 3 for BHD) and 15 integer digits; anything else is a 422.",
+  );
 
 const CURRENCY_EXPECTED = "must be a 3-letter ISO 4217 currency code such as EUR";
 
