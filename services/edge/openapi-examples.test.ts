@@ -11,7 +11,11 @@ type Operation = {
   responses: Record<string, { content?: Record<string, MediaType> }>;
 };
 
-const document = openApiSnapshot() as { paths: Record<string, Record<string, Operation>>; components: { examples: Record<string, { value: unknown }> } };
+const document = openApiSnapshot() as {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Operation }>;
+  components: { examples: Record<string, { value: unknown }> };
+};
 
 /** An example's value, following a $ref into components.examples. */
 const exampleValue = (example: { value?: unknown; $ref?: string }) =>
@@ -36,6 +40,13 @@ function mediaTypes(): { where: string; media: MediaType; pointer: string }[] {
         }
       }
     }
+  }
+  for (const [kind, webhook] of Object.entries(document.webhooks)) {
+    found.push({
+      where: `webhook ${kind}`,
+      media: webhook.post.requestBody!.content["application/json"],
+      pointer: `/webhooks/${token(kind)}/post/requestBody/content/application~1json/schema`,
+    });
   }
   return found;
 }

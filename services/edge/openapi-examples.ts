@@ -116,6 +116,15 @@ const BY_NAME: Record<string, unknown> = {
   eventKind: "order.created",
   note: "Left with the front desk",
   receivedBy: "M. Jensen",
+  previousOrderStatus: "pending",
+  currentOrderStatus: "ready",
+  previousShipmentStatus: "pending",
+  currentShipmentStatus: "inTransit",
+};
+
+/** Strings for fields that are null in most answers but not in every schema (an event about a disabled hook). */
+const NON_NULL_BY_NAME: Record<string, string> = {
+  disabledReason: "every delivery failed for 5 days (WEBHOOK_DISABLE_AFTER)",
 };
 
 /** Values an enum field prefers when it has them (a status that reads naturally in an example). */
@@ -215,7 +224,7 @@ function objectExample(schema: Schema, context: ExampleContext): Record<string, 
           : exampleOf(fieldSchema, context, field);
   }
   if (Object.keys(properties).length === 0 && schema.additionalProperties !== false) {
-    return { "content-type": "application/json" };
+    return context.resource === "evt" || context.resource === "dev" ? { temperatureC: 4.2, doorOpen: false } : { "content-type": "application/json" };
   }
   return value;
 }
@@ -223,6 +232,7 @@ function objectExample(schema: Schema, context: ExampleContext): Record<string, 
 function stringExample(schema: Schema, context: ExampleContext, name?: string): string {
   const candidates: unknown[] = [];
   if (name !== undefined && name in BY_NAME) candidates.push(BY_NAME[name]);
+  if (name !== undefined && name in NON_NULL_BY_NAME) candidates.push(NON_NULL_BY_NAME[name]);
   if (name?.endsWith("At") || schema.format === "date-time") candidates.push(TIME);
   if (schema.format === "date") candidates.push("2026-12-01");
   if (schema.format === "email") candidates.push("ada@example.com");

@@ -170,7 +170,15 @@ function webhookDocument(): { webhooks: Record<string, unknown>; schemas: Record
           "retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.",
         tags: ["webhooks"],
         parameters: WEBHOOK_HEADERS,
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}` } } } },
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}` },
+              example: exampleOf(rest, { resource: "evt", fits: fitsScalar }),
+            },
+          },
+        },
         responses: {
           "2XX": { description: "Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record)" },
           default: { description: "Any other answer, or none within the timeout: a failed attempt, retried on the schedule" },

@@ -8833,6 +8833,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-11-26T09:30:00.000Z",
+                 *       "currency": "EUR",
+                 *       "status": "ready",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ],
+                 *       "total": "9.80"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCreatedEvent"];
             };
         };
@@ -8868,6 +8890,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-11-26T09:30:00.000Z",
+                 *       "currency": "EUR",
+                 *       "status": "ready",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ],
+                 *       "total": "9.80",
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderUpdatedEvent"];
             };
         };
@@ -8903,6 +8950,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.status.changed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousOrderStatus": "pending",
+                 *       "currentOrderStatus": "ready"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderStatusChangedEvent"];
             };
         };
@@ -8938,6 +8996,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.cancelled",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousOrderStatus": "pending"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCancelledEvent"];
             };
         };
@@ -8973,6 +9041,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.completed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCompletedEvent"];
             };
         };
@@ -9008,6 +9085,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "items": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentCreatedEvent"];
             };
         };
@@ -9043,6 +9139,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.status.changed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousShipmentStatus": "pending",
+                 *       "currentShipmentStatus": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentStatusChangedEvent"];
             };
         };
@@ -9078,6 +9188,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.delivered",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                 *       "receivedBy": "M. Jensen"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentDeliveredEvent"];
             };
         };
@@ -9113,6 +9238,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.exception",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentExceptionEvent"];
             };
         };
@@ -9148,6 +9288,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.adjusted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "delta": -2,
+                 *       "reason": "cycle count"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryAdjustedEvent"];
             };
         };
@@ -9183,6 +9338,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.reserved",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryReservedEvent"];
             };
         };
@@ -9218,6 +9388,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.released",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryReleasedEvent"];
             };
         };
@@ -9253,6 +9438,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.consumed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryConsumedEvent"];
             };
         };
@@ -9288,6 +9488,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.low",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryLowEvent"];
             };
         };
@@ -9323,6 +9537,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.depleted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryDepletedEvent"];
             };
         };
@@ -9358,6 +9585,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Main warehouse",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductCreatedEvent"];
             };
         };
@@ -9393,6 +9634,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Main warehouse",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5,
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductUpdatedEvent"];
             };
         };
@@ -9428,6 +9686,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.deleted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductDeletedEvent"];
             };
         };
@@ -9463,6 +9731,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "customer.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "name": "Main warehouse",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerCreatedEvent"];
             };
         };
@@ -9498,6 +9786,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "customer.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "name": "Main warehouse",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       },
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerUpdatedEvent"];
             };
         };
@@ -9533,6 +9844,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.reading",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "reading": {
+                 *         "temperatureC": 4.2,
+                 *         "doorOpen": false
+                 *       },
+                 *       "receivedAt": "2026-11-26T09:30:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceReadingEvent"];
             };
         };
@@ -9568,6 +9893,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.connected",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceConnectedEvent"];
             };
         };
@@ -9603,6 +9938,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.disconnected",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceDisconnectedEvent"];
             };
         };
@@ -9638,6 +9983,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "webhook.test",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
@@ -9673,6 +10027,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "webhook.disabled",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                 *       "name": "Main warehouse",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "disabledReason": "every delivery failed for 5 days (WEBHOOK_DISABLE_AFTER)",
+                 *       "failingSince": "2026-11-26T09:30:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookDisabledEvent"];
             };
         };
