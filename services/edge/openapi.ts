@@ -49,6 +49,8 @@ function operation(spec: RouteSpec) {
     in: "path",
     required: true,
     schema: { type: "string", ...(PATH_PARAM_PATTERNS[m[1]] ? { pattern: PATH_PARAM_PATTERNS[m[1]] } : {}) },
+    // The id of the collection the parameter follows (/hooks/:id → hook_…), for "Try it out".
+    example: exampleOf({ type: "string" }, { resource: resourceOf(spec.path.slice(0, m.index)), fits: fitsScalar }, m[1]),
   }));
   const queryParams =
     spec.query instanceof z.ZodObject

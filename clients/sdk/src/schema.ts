@@ -1994,6 +1994,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
@@ -2147,6 +2148,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
@@ -2370,6 +2372,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
@@ -2593,6 +2596,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
@@ -3004,6 +3008,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
@@ -3171,6 +3176,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
@@ -3410,6 +3416,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
@@ -4017,6 +4024,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example cus_01jdzq5a9b3c7d1e5f9g3h7j1k */
                 id: string;
             };
             cookie?: never;
@@ -4167,6 +4175,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example cus_01jdzq5a9b3c7d1e5f9g3h7j1k */
                 id: string;
             };
             cookie?: never;
@@ -4727,6 +4736,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
@@ -4865,6 +4875,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
@@ -5079,6 +5090,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
@@ -6268,6 +6280,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -6420,6 +6433,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -6649,6 +6663,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -6762,6 +6777,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -6929,6 +6945,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -7148,6 +7165,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -7316,7 +7334,9 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
+                /** @example exe_01jdzqa1b5c9d3e7f1g5h9j3k7 */
                 executionId: string;
             };
             cookie?: never;
@@ -7504,6 +7524,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -8027,6 +8048,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example tok_01jdzq3e7f1g5h9j3k7m1n5p9q */
                 id: string;
             };
             cookie?: never;
@@ -8589,6 +8611,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example dock-door-3 */
                 deviceId: string;
             };
             cookie?: never;
