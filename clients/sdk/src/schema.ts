@@ -66,7 +66,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Move an order to another status (409 invalid_status_transition, insufficient_stock, order_partially_delivered) */
+        /** Move an order to another status */
         post: operations["postOrdersByIdStatus"];
         delete?: never;
         options?: never;
@@ -134,7 +134,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Move a shipment to another status (409 invalid_status_transition) */
+        /** Move a shipment to another status */
         post: operations["postShipmentsByIdStatus"];
         delete?: never;
         options?: never;
@@ -225,7 +225,7 @@ export type paths = {
         /** Update a product (a lowStockThreshold raised above a location's available stock emits inventory.low) */
         put: operations["putProductsById"];
         post?: never;
-        /** Delete a product (409 product_reserved while open orders hold its stock) */
+        /** Delete a product (refused while open orders hold its stock) */
         delete: operations["deleteProductsById"];
         options?: never;
         head?: never;
@@ -258,7 +258,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Adjust on-hand stock by a delta or to a counted value (422 unknown_product for a product the tenant does not have) */
+        /** Adjust on-hand stock by a delta or to a counted value */
         post: operations["postInventoryAdjustments"];
         delete?: never;
         options?: never;
@@ -383,7 +383,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Deliver a webhook.test event now and answer its execution record (409 hook_paused) */
+        /** Deliver a webhook.test event now and answer its execution record */
         post: operations["postHooksByIdTest"];
         delete?: never;
         options?: never;
@@ -417,7 +417,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Deliver an execution's event again now (trigger manual; 409 hook_paused) */
+        /** Deliver an execution's event again now (trigger manual) */
         post: operations["postHooksByIdExecutionsByExecutionIdRetry"];
         delete?: never;
         options?: never;

@@ -31,7 +31,7 @@ export function inventoryRoutes(api: Api, inventory: InventoryServiceClient): vo
       path: "/inventory/adjustments",
       conflicts: ["insufficient_stock"],
       errors: ["unknown_product"],
-      summary: "Adjust on-hand stock by a delta or to a counted value (422 unknown_product for a product the tenant does not have)",
+      summary: "Adjust on-hand stock by a delta or to a counted value",
       tag: "inventory",
       capability: "inventory:write",
       body: adjustmentBody,

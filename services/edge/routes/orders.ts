@@ -85,7 +85,7 @@ export function ordersRoutes(api: Api, orders: OrdersServiceClient): void {
       method: "post",
       path: "/orders/:id/status",
       conflicts: ["invalid_status_transition", "insufficient_stock", "order_partially_delivered"],
-      summary: "Move an order to another status (409 invalid_status_transition, insufficient_stock, order_partially_delivered)",
+      summary: "Move an order to another status",
       tag: "orders",
       capability: "orders:write",
       body: changeOrderStatusBody,
