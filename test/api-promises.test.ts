@@ -79,9 +79,9 @@ describe("executions", () => {
 
     // An event that never reached the hook is redelivered by recover, as trigger "recover".
     const since = new Date(Date.now() - 1000).toISOString();
-    await call("/hooks/" + hook.id, { method: "PUT", json: { status: "paused" } });
+    await call(`/hooks/${hook.id}`, { method: "PUT", json: { status: "paused" } });
     expect((await call("/customers", { json: { name: "Missed" } })).status).toBe(201);
-    await call("/hooks/" + hook.id, { method: "PUT", json: { status: "active" } });
+    await call(`/hooks/${hook.id}`, { method: "PUT", json: { status: "active" } });
     expect((await call(`/hooks/${hook.id}/recover`, { json: { since } })).status).toBe(202);
     const executions = await eventually(async () => {
       const data = (await call(`/hooks/${hook.id}/executions`)).body.data as { trigger: string }[];

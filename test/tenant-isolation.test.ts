@@ -15,7 +15,7 @@ let a: Call;
 let b: Call;
 let receiver: http.Server;
 let receiverUrl: string;
-const received: { path: string; body: any }[] = [];
+const received: { path: string; body: { orderId?: string } }[] = [];
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {

@@ -27,7 +27,7 @@ export async function idempotent<T>(
   request: IdempotencyRequest | undefined,
   create: () => Promise<T>,
 ): Promise<IdempotentResult<T>> {
-  if (!request || !request.key) return { value: await create(), replayed: false };
+  if (!request?.key) return { value: await create(), replayed: false };
   const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked", [
     `${tenantId}:${scope}`,
     request.key,

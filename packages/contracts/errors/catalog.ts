@@ -42,7 +42,10 @@ export const ERROR_CATALOG = {
   token_revoked: at(401, "The API token has been revoked (DELETE /v1/tokens/{id})."),
   invalid_session: at(401, "The session JWT is malformed or its signature does not verify."),
   session_expired: at(401, "The session has ended (expired, signed out or revoked); log in again."),
-  session_revoked: at(401, "The session this access token belongs to was ended (signed out, ended from another device, or its refresh value was reused); log in again."),
+  session_revoked: at(
+    401,
+    "The session this access token belongs to was ended (signed out, ended from another device, or its refresh value was reused); log in again.",
+  ),
   invalid_credentials: at(401, "POST /v1/auth/login: the email or the password is wrong."),
   // 403: known caller, not allowed.
   role_forbidden: at(403, "The user's role may not do this (a viewer writing, a non-admin managing tokens)."),
@@ -87,7 +90,10 @@ export const ERROR_CATALOG = {
   unknown_product: at(422, "The body names a product that does not exist in the tenant (an order item, a stock adjustment)."),
   amount_out_of_range: at(422, "An amount (an order's total) is larger than the largest amount the currency can hold."),
   blocked_address: at(422, "The hook URL points to a private, loopback or link-local address and private networks are not allowed."),
-  missing_identity_secret_key: at(422, "Admin CLI: rotating the session signing key needs IDENTITY_SECRET_KEY (or the key file npm start keeps in WAYBILL_DATA_DIR)."),
+  missing_identity_secret_key: at(
+    422,
+    "Admin CLI: rotating the session signing key needs IDENTITY_SECRET_KEY (or the key file npm start keeps in WAYBILL_DATA_DIR).",
+  ),
   invalid_tenant_name: at(422, "Admin CLI: the tenant name is not 1 to 63 lowercase letters, digits and '-'."),
   invalid_password: at(422, "Admin CLI: the password is too short."),
   invalid_name: at(422, "Admin CLI: the token name is not 1 to 100 characters."),
