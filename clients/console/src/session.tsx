@@ -1,76 +1,133 @@
-// The signed-in session: the JWT lives in this module's memory only (never localStorage or a
-// cookie), so a reload or a closed tab signs out. Expiry, or any 401, ends the session and
-// returns to the sign-in page with the reason.
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+// The signed-in session. The access JWT lives in this module's memory only; staying signed in
+// rests on the HttpOnly refresh cookie (never readable by script, never in localStorage): on
+// start the console asks POST /v1/auth/refresh, refreshes a minute before expiry and once on a
+// 401, and "Sign out" revokes the session on the server.
 import { createWaybillClient, type WaybillClient } from "@waybill/sdk";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import * as auth from "./auth.js";
 
 export interface Session {
   token: string;
   expiresAt: number;
-  email: string;
+  email: string | undefined;
   role: "admin" | "member";
+  sessionId: string | undefined;
 }
 
 interface SessionState {
-  session: Session | undefined;
+  /** undefined while the console asks whether a session lives on (the first moment after start). */
+  session: Session | null | undefined;
   /** Why the last session ended, shown on the sign-in page. */
   endedBecause: string | undefined;
   api: WaybillClient;
-  signIn(email: string, password: string): Promise<void>;
-  signOut(reason?: string): void;
+  signIn(email: string, password: string, remember: boolean): Promise<void>;
+  signOut(reason?: string): Promise<void>;
 }
 
 const SessionContext = createContext<SessionState | undefined>(undefined);
+/** Which account is signed in, for the navigation's footer (an address, not a credential). */
+const ACCOUNT_KEY = "waybill.account";
+const REFRESH_EARLY_MS = 60_000;
 
-function roleOf(jwt: string): "admin" | "member" {
-  try {
-    const payload = JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { role?: string };
-    return payload.role === "admin" ? "admin" : "member";
-  } catch {
-    return "member";
-  }
+function sessionOf(token: auth.AccessToken, email: string | undefined): Session {
+  const claims = auth.claimsOf(token.accessToken);
+  return { token: token.accessToken, expiresAt: Date.parse(token.expiresAt), email, role: claims.role, sessionId: claims.sid };
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [session, setSession] = useState<Session | undefined>();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [endedBecause, setEndedBecause] = useState<string | undefined>();
-  const signOut = useCallback((reason?: string) => {
-    setSession(undefined);
+  const current = useRef<Session | null | undefined>(undefined);
+  current.current = session;
+  // One refresh at a time: parallel 401s share it.
+  const refreshing = useRef<Promise<Session | null> | null>(null);
+
+  const end = useCallback((reason?: string) => {
+    localStorage.removeItem(ACCOUNT_KEY);
+    current.current = null;
+    setSession(null);
     setEndedBecause(reason);
   }, []);
+
+  const renew = useCallback((): Promise<Session | null> => {
+    refreshing.current ??= auth
+      .refresh()
+      .then((token) => {
+        const next = token ? sessionOf(token, localStorage.getItem(ACCOUNT_KEY) ?? undefined) : null;
+        current.current = next;
+        setSession(next);
+        return next;
+      })
+      .catch(() => current.current ?? null) // offline: keep what there is
+      .finally(() => {
+        refreshing.current = null;
+      });
+    return refreshing.current;
+  }, []);
+
   const api = useMemo(() => {
-    let current: Session | undefined;
-    const client = createWaybillClient({ baseUrl: window.location.origin, token: () => current?.token });
-    // Registered after the SDK's own middleware, so it sees a 401 before the SDK throws it.
+    const client = createWaybillClient({ baseUrl: window.location.origin, token: () => current.current?.token ?? undefined });
     client.use({
-      onResponse({ response }) {
-        if (response.status === 401 && current) signOut("Your session has ended; sign in again.");
+      onRequest({ request }) {
+        // Nothing is written while offline: a change must not wait and land later unseen.
+        if (request.method !== "GET" && !navigator.onLine) throw new Error("You are offline: nothing was changed. Try again when the network is back.");
         return undefined;
       },
-    });
-    return Object.assign(client, {
-      setSession(next: Session | undefined) {
-        current = next;
+      // Registered after the SDK's own middleware, so it sees a 401 before the SDK throws it.
+      async onResponse({ request, response }) {
+        if (response.status !== 401 || !current.current) return undefined;
+        const used = request.headers.get("authorization");
+        const renewed = used === `Bearer ${current.current.token}` ? await renew() : current.current;
+        if (!renewed) {
+          end("Your session has ended; sign in again.");
+          return undefined;
+        }
+        // A read goes once more with the new token (a second refusal stands); a write's body is
+        // spent, so its refusal shows and the person tries again.
+        if (request.method !== "GET") return undefined;
+        const again = new Request(request, { headers: new Headers(request.headers) });
+        again.headers.set("authorization", `Bearer ${renewed.token}`);
+        return fetch(again);
       },
     });
-  }, [signOut]);
-  useEffect(() => api.setSession(session), [api, session]);
-  // Back to the sign-in page when the JWT expires, even with nothing on screen asking the API.
+    return client;
+  }, [renew, end]);
+
+  // On start: a session that lives on in the refresh cookie signs in without a password.
+  useEffect(() => {
+    void renew();
+  }, [renew]);
+
+  // A minute before the access token expires, a new one; the session ends only when refresh fails.
   useEffect(() => {
     if (!session) return;
-    const timer = setTimeout(() => signOut("Your session has expired; sign in again."), Math.max(0, session.expiresAt - Date.now()));
+    const timer = setTimeout(
+      async () => {
+        const next = await renew();
+        if (!next) end("Your session has expired; sign in again.");
+      },
+      Math.max(0, session.expiresAt - Date.now() - REFRESH_EARLY_MS),
+    );
     return () => clearTimeout(timer);
-  }, [session, signOut]);
-  const signIn = useCallback(
-    async (email: string, password: string) => {
-      const { data } = await api.POST("/auth/login", { body: { email, password } });
-      const next = { token: data!.accessToken, expiresAt: Date.parse(data!.expiresAt), email, role: roleOf(data!.accessToken) };
-      api.setSession(next);
-      setEndedBecause(undefined);
-      setSession(next);
+  }, [session, renew, end]);
+
+  const signIn = useCallback(async (email: string, password: string, remember: boolean) => {
+    const token = await auth.login(email, password, remember);
+    localStorage.setItem(ACCOUNT_KEY, email);
+    const next = sessionOf(token, email);
+    current.current = next;
+    setEndedBecause(undefined);
+    setSession(next);
+  }, []);
+
+  const signOut = useCallback(
+    async (reason?: string) => {
+      await auth.logout();
+      end(reason);
     },
-    [api],
+    [end],
   );
+
   const value = useMemo(() => ({ session, endedBecause, api, signIn, signOut }), [session, endedBecause, api, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
@@ -84,4 +141,11 @@ export function useSession(): SessionState {
 /** The API client of the signed-in session. */
 export function useApi(): WaybillClient {
   return useSession().api;
+}
+
+/** The signed-in session (screens render only inside one). */
+export function useSignedIn(): Session {
+  const { session } = useSession();
+  if (!session) throw new Error("useSignedIn without a session");
+  return session;
 }

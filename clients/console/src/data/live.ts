@@ -1,0 +1,36 @@
+// The event stream as React: calls `onEvent` for each event of `kinds` (all when empty) as it
+// happens, reconnecting on its own; reports whether the stream is open.
+import { streamEvents } from "@waybill/sdk";
+import { useEffect, useRef, useState } from "react";
+import { useSession } from "../session.js";
+import type { LoggedEvent } from "./queries.js";
+
+export function useLiveEvents(kinds: string[], onEvent: (event: LoggedEvent) => void): boolean {
+  const { session } = useSession();
+  const token = useRef(session?.token);
+  token.current = session?.token;
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  const [open, setOpen] = useState(false);
+  const kindKey = kinds.join(",");
+  useEffect(() => {
+    const stop = new AbortController();
+    void (async () => {
+      try {
+        for await (const e of streamEvents({
+          baseUrl: window.location.origin,
+          token: () => token.current,
+          kinds: kindKey ? kindKey.split(",") : [],
+          signal: stop.signal,
+          onStatus: (s) => setOpen(s.state === "open"),
+        })) {
+          handler.current(e.event as unknown as LoggedEvent);
+        }
+      } catch {
+        setOpen(false);
+      }
+    })();
+    return () => stop.abort();
+  }, [kindKey]);
+  return open;
+}
