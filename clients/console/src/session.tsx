@@ -25,7 +25,10 @@ interface SessionState {
 }
 
 const SessionContext = createContext<SessionState | undefined>(undefined);
-/** Which account is signed in, for the navigation's footer (an address, not a credential). */
+/**
+ * The address of the account that chose "keep me signed in" on this browser (not a credential):
+ * its presence says a refresh cookie may exist; the navigation's footer shows it.
+ */
 const ACCOUNT_KEY = "waybill.account";
 const REFRESH_EARLY_MS = 60_000;
 
@@ -53,7 +56,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     refreshing.current ??= auth
       .refresh()
       .then((token) => {
-        const next = token ? sessionOf(token, localStorage.getItem(ACCOUNT_KEY) ?? undefined) : null;
+        const next = token ? sessionOf(token, current.current?.email ?? localStorage.getItem(ACCOUNT_KEY) ?? undefined) : null;
+        if (!token) localStorage.removeItem(ACCOUNT_KEY);
         current.current = next;
         setSession(next);
         return next;
@@ -93,9 +97,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return client;
   }, [renew, end]);
 
-  // On start: a session that lives on in the refresh cookie signs in without a password.
+  // On start: a session that lives on in the refresh cookie signs in without a password. Only
+  // asked after a "keep me signed in" sign-in on this browser, so a signed-out start makes no
+  // request that is bound to fail.
   useEffect(() => {
-    void renew();
+    if (localStorage.getItem(ACCOUNT_KEY) === null) setSession(null);
+    else void renew();
   }, [renew]);
 
   // A minute before the access token expires, a new one; the session ends only when refresh fails.
@@ -113,7 +120,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signIn = useCallback(async (email: string, password: string, remember: boolean) => {
     const token = await auth.login(email, password, remember);
-    localStorage.setItem(ACCOUNT_KEY, email);
+    if (remember) localStorage.setItem(ACCOUNT_KEY, email);
+    else localStorage.removeItem(ACCOUNT_KEY);
     const next = sessionOf(token, email);
     current.current = next;
     setEndedBecause(undefined);

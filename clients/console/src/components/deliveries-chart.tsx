@@ -34,8 +34,8 @@ export function DeliveriesChart({ series }: { series: HourlyOutcomes }) {
   const bad = series.failed.reduce((a, b) => a + b, 0);
   const total = ok + bad;
   const max = Math.max(1, ...series.hours.map((_, i) => series.succeeded[i] + series.failed[i]));
-  const width = 720;
-  const height = 180;
+  const width = 480;
+  const height = 170;
   const top = 10;
   const bottom = 22;
   const left = 28;

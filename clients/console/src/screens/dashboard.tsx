@@ -142,7 +142,7 @@ export default function Dashboard() {
           </h2>
           <QueryView query={devices} what="devices">
             {(list) => (
-              <Link to="/devices" className="row" aria-label={`${list.filter((d) => d.connected).length} of ${list.length} devices connected`}>
+              <Link to="/devices" className="row plain" aria-label={`${list.filter((d) => d.connected).length} of ${list.length} devices connected`}>
                 <span className="big">
                   {list.filter((d) => d.connected).length} <span className="muted">of {list.length}</span>
                 </span>

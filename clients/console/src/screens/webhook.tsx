@@ -97,7 +97,12 @@ export default function WebhookDetail() {
             titleId="hook-title"
             back={{ to: "/webhooks", label: "Webhooks" }}
             title={h.name}
-            status={<StatusPill status={hookState(h)} testId="hook-status" />}
+            status={
+              <>
+                <StatusPill status={hookState(h)} testId="hook-status" />
+                {all[0]?.outcome === "failed" && <StatusPill status="failing" />}
+              </>
+            }
             description={
               <>
                 <code>{h.on}</code> → <span className="wrap-anywhere">{h.url}</span>
@@ -175,7 +180,7 @@ export default function WebhookDetail() {
                 <dd className="id">{h.id}</dd>
               </dl>
             </article>
-            <article className="panel" aria-labelledby="hook-recover">
+            <article className="panel stack" aria-labelledby="hook-recover">
               <h2 id="hook-recover">Recover missed deliveries</h2>
               <p className="muted">Redeliver every {h.on} event in a window that never reached this hook with success.</p>
               <div className="row">
