@@ -12,7 +12,10 @@ import "./styles/app.css";
 applyTheme(storedTheme());
 
 // Data already shown stays on screen while offline; queries wait for the network to come back.
-const queries = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, gcTime: 30 * 60_000 } } });
+// Changes are never held back to run later: offline, the API client refuses them at once.
+const queries = new QueryClient({
+  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, gcTime: 30 * 60_000 }, mutations: { networkMode: "always" } },
+});
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

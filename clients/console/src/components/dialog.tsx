@@ -32,6 +32,21 @@ export function Modal({
         event.preventDefault();
         onClose();
       }}
+      onKeyDown={(event) => {
+        // A modal dialog keeps the page inert, but Tab past its last control would leave for the
+        // browser's own interface: wrap around instead.
+        if (event.key !== "Tab") return;
+        const focusable = [...event.currentTarget.querySelectorAll<HTMLElement>("button:not([disabled]), input, select, textarea, a[href]")];
+        const first = focusable[0];
+        const last = focusable.at(-1);
+        if (event.shiftKey && document.activeElement === first) {
+          event.preventDefault();
+          last?.focus();
+        } else if (!event.shiftKey && document.activeElement === last) {
+          event.preventDefault();
+          first?.focus();
+        }
+      }}
     >
       {open && children}
     </dialog>
