@@ -210,7 +210,10 @@ describe("console flows", () => {
       await page.getByText(/Offline: showing the last data seen/).waitFor();
       await page.getByRole("link", { name: "GAD-2 · Brass gadget" }).waitFor(); // still readable
       await page.getByRole("button", { name: "Mark ready" }).click();
-      await page.getByRole("alert").getByText(/You are offline: nothing was changed/).waitFor();
+      await page
+        .getByRole("alert")
+        .getByText(/You are offline: nothing was changed/)
+        .waitFor();
       await consoleScreenshot(page, "desktop", "order-offline");
       await context.setOffline(false);
       await page.getByText(/Offline: showing the last data seen/).waitFor({ state: "detached" });
@@ -273,7 +276,11 @@ describe("console flows", () => {
       // Every API request now carries a credential the API refuses, as after expiry; without a
       // refresh cookie there is nothing to renew it with.
       await page.route("**/v1/**", (route) => route.continue({ headers: { ...route.request().headers(), authorization: "Bearer expired.jwt.token" } }));
-      await page.getByRole("navigation", { name: "Screens" }).getByRole("link", { name: "Orders", exact: true }).click().catch(() => undefined);
+      await page
+        .getByRole("navigation", { name: "Screens" })
+        .getByRole("link", { name: "Orders", exact: true })
+        .click()
+        .catch(() => undefined);
       await page.getByText("Your session has ended; sign in again.").waitFor();
       await page.getByRole("button", { name: "Sign in" }).waitFor();
     } finally {

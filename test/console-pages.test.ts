@@ -69,7 +69,12 @@ for (const [size, viewport] of [
               const rows = page.locator(".data-list tbody tr");
               expect(await rows.count(), `${p.name}: rows`).toBeGreaterThan(0);
               expect(await rows.first().evaluate((row) => getComputedStyle(row).display)).toBe("grid");
-              expect(await page.locator(".data-list thead").first().evaluate((head) => head.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+              expect(
+                await page
+                  .locator(".data-list thead")
+                  .first()
+                  .evaluate((head) => head.getBoundingClientRect().width),
+              ).toBeLessThanOrEqual(1);
             }
             for (const button of await page.locator("main button:visible").all())
               expect((await button.boundingBox())!.height, `${p.name}: touch target`).toBeGreaterThanOrEqual(44);
@@ -98,9 +103,17 @@ for (const [size, viewport] of [
 
         // 2: devices by their own id, the latest reading shown, a row leading to the device.
         await visit(page, "/devices", "Devices");
-        await page.getByTestId("latest-shelf-12").getByText(/temperatureC/).waitFor();
+        await page
+          .getByTestId("latest-shelf-12")
+          .getByText(/temperatureC/)
+          .waitFor();
         expect(await text(page)).not.toContain(system.seed.device.id);
-        expect(await page.getByText("Connected", { exact: true }).first().evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+        expect(
+          await page
+            .getByText("Connected", { exact: true })
+            .first()
+            .evaluate((el) => el.scrollWidth <= el.clientWidth + 1),
+        ).toBe(true);
         await page.getByRole("link", { name: "shelf-12" }).click();
         await page.getByRole("heading", { name: /shelf-12/, level: 1 }).waitFor();
         await expect.poll(() => page.getByTestId("reading").count()).toBe(3);

@@ -36,7 +36,7 @@ export interface ConsoleSystem {
   seed: ConsoleSeed;
   healthy: TestReceiver;
   failing: TestReceiver;
-  api<T = any>(method: string, pathname: string, body?: unknown): Promise<T>;
+  api<T = unknown>(method: string, pathname: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +49,11 @@ export async function ensureConsoleBuilt(): Promise<void> {
 
 export async function startConsoleSystem(): Promise<ConsoleSystem> {
   await ensureConsoleBuilt();
-  const healthy = await startReceiver(() => ({ status: 200, body: '{"received":true}', headers: { "content-type": "application/json", "x-receiver": "warehouse" } }));
+  const healthy = await startReceiver(() => ({
+    status: 200,
+    body: '{"received":true}',
+    headers: { "content-type": "application/json", "x-receiver": "warehouse" },
+  }));
   const failing = await startReceiver(() => ({ status: 503, body: "<h1>maintenance</h1>", headers: { "x-receiver": "erp" } }));
   const stack = await startStack({
     extraEnv: {
@@ -60,7 +64,7 @@ export async function startConsoleSystem(): Promise<ConsoleSystem> {
     },
   });
   const devices: MqttClient[] = [];
-  const api = async <T = any>(method: string, pathname: string, body?: unknown): Promise<T> => {
+  const api = async <T = unknown>(method: string, pathname: string, body?: unknown): Promise<T> => {
     const answer = await request<T>(`${stack.baseUrl}${pathname}`, { method, token: stack.token, ...(body === undefined ? {} : { json: body }) });
     if (answer.status >= 300) throw new Error(`${method} ${pathname}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
@@ -92,7 +96,7 @@ export async function startConsoleSystem(): Promise<ConsoleSystem> {
 
 async function seedConsoleData(
   stack: Stack,
-  api: <T = any>(method: string, pathname: string, body?: unknown) => Promise<T>,
+  api: <T = unknown>(method: string, pathname: string, body?: unknown) => Promise<T>,
   healthyUrl: string,
   failingUrl: string,
   devices: MqttClient[],
@@ -115,7 +119,10 @@ async function seedConsoleData(
   });
   await api("POST", `/orders/${order.id}/status`, { status: "ready" });
   await api("POST", `/orders/${order.id}/status`, { status: "inProgress" });
-  const shipment = await api<{ id: string; trackingNumber: string }>("POST", `/orders/${order.id}/shipments`, { carrier: "DHL", trackingNumber: "JD0146000033" });
+  const shipment = await api<{ id: string; trackingNumber: string }>("POST", `/orders/${order.id}/shipments`, {
+    carrier: "DHL",
+    trackingNumber: "JD0146000033",
+  });
   await api("POST", `/shipments/${shipment.id}/status`, { status: "inTransit", location: "Leipzig hub" });
   const pendingOrder = await api<{ id: string; shortId: string }>("POST", "/orders", {
     shortId: "ORD-1002",

@@ -59,7 +59,11 @@ export function Layout({ children }: { children: ReactNode }) {
   const openSearch = useCallback(() => setSearchOpen(true), []);
   useSearchShortcut(openSearch);
   // A chosen screen folds the menu again.
-  useEffect(() => setMenuOpen(false), [location.pathname]);
+  const [seen, setSeen] = useState(location.pathname);
+  if (seen !== location.pathname) {
+    setSeen(location.pathname);
+    setMenuOpen(false);
+  }
   useEffect(() => {
     if (!menuOpen) return;
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && setMenuOpen(false);
@@ -93,10 +97,10 @@ export function Layout({ children }: { children: ReactNode }) {
               <X size={20} aria-hidden="true" />
             </button>
           </div>
-          <button type="button" className="on-brand search-trigger" onClick={openSearch}>
+          <button type="button" className="on-brand search-trigger" onClick={openSearch} aria-keyshortcuts="Control+K Meta+K">
             <Search size={18} aria-hidden="true" />
             Search
-            <kbd aria-hidden="true">Ctrl K</kbd>
+            <kbd>Ctrl K</kbd>
           </button>
           <nav id="navigation" aria-label="Screens">
             <ul>

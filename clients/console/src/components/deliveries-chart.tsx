@@ -94,7 +94,8 @@ export function DeliveriesChart({ series }: { series: HourlyOutcomes }) {
           </span>
         </p>
         <p className="muted" aria-live="polite" data-testid="chart-hour">
-          {current === undefined ? "This hour" : `Hour from ${hourLabel(series.hours[shown])}`}: {series.succeeded[shown]} succeeded, {series.failed[shown]} failed
+          {current === undefined ? "This hour" : `Hour from ${hourLabel(series.hours[shown])}`}: {series.succeeded[shown]} succeeded, {series.failed[shown]}{" "}
+          failed
           {total === 0 ? " · no deliveries in the last 24 hours" : ""}
         </p>
       </figcaption>

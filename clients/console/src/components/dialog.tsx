@@ -10,13 +10,20 @@ export function Modal({
   className,
   role,
   children,
-}: { open: boolean; onClose(): void; labelledBy: string; className?: string; role?: "alertdialog"; children: ReactNode }) {
+}: {
+  open: boolean;
+  onClose(): void;
+  labelledBy: string;
+  className?: string;
+  role?: "alertdialog";
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog || !open) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialog.showModal();
+    dialog.showModal(); // focuses its first control: Cancel in a confirmation, the field in search
     return () => {
       dialog.close();
       opener?.focus();
@@ -83,7 +90,7 @@ export function Confirm({
           <h2 id={id}>{title}</h2>
           <div className="muted">{description}</div>
           <div className="dialog-actions">
-            <button type="button" autoFocus onClick={() => setOpen(false)}>
+            <button type="button" onClick={() => setOpen(false)}>
               Cancel
             </button>
             <button

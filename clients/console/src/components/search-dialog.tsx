@@ -29,36 +29,39 @@ export function SearchDialog({ open, onClose }: { open: boolean; onClose(): void
   return (
     <Modal open={open} onClose={onClose} labelledBy="search-title" className="search-dialog">
       <h2 id="search-title">Go to</h2>
-      <form
-        role="search"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const text = String(new FormData(event.currentTarget).get("q") ?? "");
-          setBusy(true);
-          setMessage(undefined);
-          try {
-            const target = await resolveSearch(api, text);
-            if (target) {
-              onClose();
-              navigate(target);
-            } else setMessage(`Nothing found for “${text.trim()}”.`);
-          } catch (error) {
-            setMessage(problemText(error));
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <label className="visually-hidden" htmlFor="global-search">
-          Id, shortId, device or tracking number
-        </label>
-        <input id="global-search" name="q" autoFocus autoComplete="off" autoCapitalize="none" spellCheck={false} placeholder="ord_…, evt_…, ORD-1001, shelf-12…" />
-        <button type="submit" className="primary" disabled={busy} aria-label="Go">
-          <Search size={18} aria-hidden="true" />
-        </button>
-      </form>
+      <search>
+        <form
+          onSubmit={async (event) => {
+            event.preventDefault();
+            const text = String(new FormData(event.currentTarget).get("q") ?? "");
+            setBusy(true);
+            setMessage(undefined);
+            try {
+              const target = await resolveSearch(api, text);
+              if (target) {
+                onClose();
+                navigate(target);
+              } else setMessage(`Nothing found for “${text.trim()}”.`);
+            } catch (error) {
+              setMessage(problemText(error));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label className="visually-hidden" htmlFor="global-search">
+            Id, shortId, device or tracking number
+          </label>
+          <input id="global-search" name="q" autoComplete="off" autoCapitalize="none" spellCheck={false} placeholder="ord_…, evt_…, ORD-1001, shelf-12…" />
+          <button type="submit" className="primary" disabled={busy} aria-label="Go">
+            <Search size={18} aria-hidden="true" />
+          </button>
+        </form>
+      </search>
       <p className="muted hint" role="status">
-        {busy ? "Looking…" : (message ?? "Paste an id (ord_, evt_, hook_, dev_, prd_, cus_, tok_, exe_, shp_), an order's shortId, a device id or a tracking number.")}
+        {busy
+          ? "Looking…"
+          : (message ?? "Paste an id (ord_, evt_, hook_, dev_, prd_, cus_, tok_, exe_, shp_), an order's shortId, a device id or a tracking number.")}
       </p>
     </Modal>
   );

@@ -82,7 +82,8 @@ export function useDevices() {
 
 export function eventsPage(api: WaybillClient, kind?: string) {
   return async (cursor?: string) =>
-    (await api.GET("/events", { params: { query: { limit: 100, ...(kind ? { kind: kind as never } : {}), ...(cursor ? { cursor } : {}) } } })).data! as unknown as Page<LoggedEvent>;
+    (await api.GET("/events", { params: { query: { limit: 100, ...(kind ? { kind: kind as never } : {}), ...(cursor ? { cursor } : {}) } } }))
+      .data! as unknown as Page<LoggedEvent>;
 }
 
 /**

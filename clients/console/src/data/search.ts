@@ -22,14 +22,17 @@ export async function resolveSearch(api: WaybillClient, text: string): Promise<s
     return undefined;
   }
   if (prefix) return pathOf(q);
-  const orders = await readAll<Order>(async (cursor) => (await api.GET("/orders", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!, 1000);
+  const orders = await readAll<Order>(
+    async (cursor) => (await api.GET("/orders", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!,
+    1000,
+  );
   const order = orders.find((o) => o.shortId.toLowerCase() === q.toLowerCase());
   if (order) return `/orders/${encodeURIComponent(order.id)}`;
   const device = (await readAll<Device>(devicesPage(api))).find((d) => d.deviceId === q);
   if (device) return `/devices/${encodeURIComponent(device.deviceId)}`;
-  const shipment = (await readAll<Shipment>(async (cursor) => (await api.GET("/shipments", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!)).find(
-    (s) => s.trackingNumber === q,
-  );
+  const shipment = (
+    await readAll<Shipment>(async (cursor) => (await api.GET("/shipments", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!)
+  ).find((s) => s.trackingNumber === q);
   if (shipment) return `/orders/${encodeURIComponent(shipment.orderId)}`;
   return undefined;
 }

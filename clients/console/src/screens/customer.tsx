@@ -16,7 +16,11 @@ export default function CustomerDetail() {
   const customer = useQuery({ queryKey: ["customer", id], queryFn: async () => (await api.GET("/customers/{id}", { params: { path: { id } } })).data! });
   const orders = useQuery({
     queryKey: ["orders", "customer", id],
-    queryFn: () => readAll<Order>(async (cursor) => (await api.GET("/orders", { params: { query: { customerId: id, limit: 100, ...(cursor ? { cursor } : {}) } } })).data!, 300),
+    queryFn: () =>
+      readAll<Order>(
+        async (cursor) => (await api.GET("/orders", { params: { query: { customerId: id, limit: 100, ...(cursor ? { cursor } : {}) } } })).data!,
+        300,
+      ),
   });
   return (
     <QueryView query={customer} what="the customer">
@@ -58,9 +62,7 @@ export default function CustomerDetail() {
           {c.address && (
             <article className="panel">
               <h2>Address</h2>
-              <p>
-                {[c.address.line1, c.address.line2, c.address.postalCode, c.address.city, c.address.region, c.address.country].filter(Boolean).join(", ")}
-              </p>
+              <p>{[c.address.line1, c.address.line2, c.address.postalCode, c.address.city, c.address.region, c.address.country].filter(Boolean).join(", ")}</p>
             </article>
           )}
         </section>

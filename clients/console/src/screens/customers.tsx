@@ -15,17 +15,21 @@ export default function Customers() {
   return (
     <section aria-labelledby="customers-title">
       <PageHeader titleId="customers-title" title="Customers" description="The people and companies orders are for." />
-      <div role="search" className="toolbar" aria-label="Find customers">
+      <search className="toolbar" aria-label="Find customers">
         <label className="search-field">
           Search by name or email
           <input type="search" value={q} onChange={(e) => setQ(e.target.value)} />
         </label>
-      </div>
+      </search>
       <QueryView query={{ ...customers, data: customers.data ? [...customers.data.values()] : undefined }} what="customers">
         {(all) => {
           const list = all.filter((c) => !q || `${c.name} ${c.email ?? ""}`.toLowerCase().includes(q.toLowerCase()));
           return list.length === 0 ? (
-            <Empty icon={Contact} title={q ? "No customer matches." : "No customers yet."} cli='waybill customers create --name "Ada Lovelace Ltd" --email orders@example.com' />
+            <Empty
+              icon={Contact}
+              title={q ? "No customer matches." : "No customers yet."}
+              cli='waybill customers create --name "Ada Lovelace Ltd" --email orders@example.com'
+            />
           ) : (
             <DataList<Customer>
               label="Customers"

@@ -114,7 +114,10 @@ export default function Dashboard() {
             <Boxes size={18} aria-hidden="true" />
             Low stock
           </h2>
-          <QueryView query={products.data && stock.data ? { ...stock, data: lowStock([...products.data.values()], stock.data) } : { ...stock, data: undefined }} what="stock">
+          <QueryView
+            query={products.data && stock.data ? { ...stock, data: lowStock([...products.data.values()], stock.data) } : { ...stock, data: undefined }}
+            what="stock"
+          >
             {(list) =>
               list.length === 0 ? (
                 <p className="muted">Every product is above its threshold.</p>

@@ -28,7 +28,12 @@ export default function DeviceDetail() {
   return (
     <QueryView query={{ ...devices, data: devices.data ? (devices.data.find((d) => d.deviceId === id || d.id === id) ?? null) : undefined }} what="the device">
       {(d: Device | null) => {
-        if (!d) return <Empty icon={Radio} title={`No device ${id}.`}>A device appears here once it has connected over MQTT.</Empty>;
+        if (!d)
+          return (
+            <Empty icon={Radio} title={`No device ${id}.`}>
+              A device appears here once it has connected over MQTT.
+            </Empty>
+          );
         const own = (readings.data ?? []).filter((r) => r.deviceId === d.deviceId);
         return (
           <section aria-labelledby="device-title">

@@ -29,7 +29,7 @@ export default function Devices() {
           </Link>
         }
       />
-      <div role="search" className="toolbar" aria-label="Filter devices">
+      <search className="toolbar" aria-label="Filter devices">
         <label>
           Connection
           <select
@@ -46,12 +46,16 @@ export default function Devices() {
             <option value="disconnected">Disconnected</option>
           </select>
         </label>
-      </div>
+      </search>
       <QueryView query={devices} what="devices">
         {(all) => {
           const list = all.filter((d) => !connection || (connection === "connected") === d.connected);
           return list.length === 0 ? (
-            <Empty icon={Radio} title={connection ? "No device in this state." : "No device has connected yet."} cli='waybill tokens create --name "Shelf sensors" --type sensor'>
+            <Empty
+              icon={Radio}
+              title={connection ? "No device in this state." : "No device has connected yet."}
+              cli='waybill tokens create --name "Shelf sensors" --type sensor'
+            >
               Create a sensor token, then connect with the device's id as MQTT user name and the token as password.
             </Empty>
           ) : (

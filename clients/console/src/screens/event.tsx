@@ -25,13 +25,15 @@ export default function EventDetail() {
     queryKey: ["event-deliveries", id],
     enabled: Boolean(event.data),
     queryFn: async () => {
-      const hooks = (await readAll<Hook>(async (cursor) => (await api.GET("/hooks", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!)).filter(
-        (h) => h.on === event.data?.kind || event.data?.hookId === h.id,
-      );
+      const hooks = (
+        await readAll<Hook>(async (cursor) => (await api.GET("/hooks", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!)
+      ).filter((h) => h.on === event.data?.kind || event.data?.hookId === h.id);
       const perHook = await Promise.all(
         hooks.map(async (hook) => ({
           hook,
-          attempts: ((await api.GET("/hooks/{id}/executions", { params: { path: { id: hook.id }, query: { limit: 100 } } })).data!.data as Execution[]).filter((e) => e.eventId === id),
+          attempts: ((await api.GET("/hooks/{id}/executions", { params: { path: { id: hook.id }, query: { limit: 100 } } })).data!.data as Execution[]).filter(
+            (e) => e.eventId === id,
+          ),
         })),
       );
       return perHook;

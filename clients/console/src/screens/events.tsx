@@ -42,7 +42,9 @@ export default function Events() {
     if (name === "kind") setLive([]);
   };
   const seen = new Set(live.map((e) => e.id));
-  const all = [...live.filter((e) => !kind || e.kind === kind), ...(log.rows ?? []).filter((e) => !seen.has(e.id))].filter((e) => matches(e, entity, transactionId));
+  const all = [...live.filter((e) => !kind || e.kind === kind), ...(log.rows ?? []).filter((e) => !seen.has(e.id))].filter((e) =>
+    matches(e, entity, transactionId),
+  );
   return (
     <section aria-labelledby="events-title">
       <PageHeader
@@ -57,10 +59,16 @@ export default function Events() {
           ) : undefined
         }
       />
-      <div role="search" className="toolbar" aria-label="Filter events">
+      <search className="toolbar" aria-label="Filter events">
         <label className="search-field">
           Entity id
-          <input type="search" value={entity} onChange={(e) => set("entity", e.target.value.trim())} placeholder="ord_…, prd_…, shelf-12" autoCapitalize="none" />
+          <input
+            type="search"
+            value={entity}
+            onChange={(e) => set("entity", e.target.value.trim())}
+            placeholder="ord_…, prd_…, shelf-12"
+            autoCapitalize="none"
+          />
         </label>
         <label>
           Kind
@@ -71,7 +79,7 @@ export default function Events() {
             ))}
           </select>
         </label>
-      </div>
+      </search>
       {transactionId && (
         <p className="muted">
           Events of operation <span className="id">{transactionId}</span>
@@ -80,7 +88,11 @@ export default function Events() {
       <QueryView query={{ ...log.query, data: log.rows }} what="events">
         {() =>
           all.length === 0 ? (
-            <Empty icon={Activity} title={kind || entity || transactionId ? "No loaded event matches." : "No events yet."} cli={`waybill listen${kind ? ` --kind ${kind}` : ""}`}>
+            <Empty
+              icon={Activity}
+              title={kind || entity || transactionId ? "No loaded event matches." : "No events yet."}
+              cli={`waybill listen${kind ? ` --kind ${kind}` : ""}`}
+            >
               {kind || entity || transactionId ? "Load more, or change the filters." : "Events appear here as orders, stock, devices and hooks change."}
             </Empty>
           ) : (

@@ -77,16 +77,20 @@ export default function Inventory() {
           Stock adjusted.
         </p>
       )}
-      <div role="search" className="toolbar" aria-label="Find products">
+      <search className="toolbar" aria-label="Find products">
         <label className="search-field">
           Search by SKU or name
           <input type="search" value={q} onChange={(e) => setQ(e.target.value)} />
         </label>
-      </div>
+      </search>
       <QueryView query={{ ...products, data: rows }} what="products">
         {() =>
           shown.length === 0 ? (
-            <Empty icon={Boxes} title={q ? "No product matches." : "No products yet."} cli='waybill products create --sku WID-1 --name "Blue widget" --low-stock 5'>
+            <Empty
+              icon={Boxes}
+              title={q ? "No product matches." : "No products yet."}
+              cli='waybill products create --sku WID-1 --name "Blue widget" --low-stock 5'
+            >
               {q ? "Try another SKU or name." : "Create a product, then adjust its stock here."}
             </Empty>
           ) : (
@@ -104,7 +108,11 @@ export default function Inventory() {
                     </Link>
                   ),
                 },
-                { header: "Stock", card: "status", cell: (r) => (r.status === "ok" ? <span className="muted">In stock</span> : <StatusPill status={r.status} />) },
+                {
+                  header: "Stock",
+                  card: "status",
+                  cell: (r) => (r.status === "ok" ? <span className="muted">In stock</span> : <StatusPill status={r.status} />),
+                },
                 { header: "Available", numeric: true, cell: (r) => <span data-testid={`available-${r.product.sku}`}>{r.available}</span> },
                 { header: "On hand", numeric: true, cell: (r) => r.onHand },
                 { header: "Reserved", numeric: true, cell: (r) => r.reserved },

@@ -29,7 +29,11 @@ const ACTION: Record<Next, string> = { ready: "Mark ready", inProgress: "Start w
 export function timelineStep(event: LoggedEvent, related: LoggedEvent[]): { label: string; cause: string } | undefined {
   const others = related.filter((e) => e.transactionId === event.transactionId && e.id !== event.id);
   const delivered = others.find((e) => e.kind === "shipment.delivered");
-  const cause = delivered ? `after shipment ${String(delivered.trackingNumber ?? delivered.shipmentId)} was delivered` : others.length > 0 ? `with ${others.length} related events` : "";
+  const cause = delivered
+    ? `after shipment ${String(delivered.trackingNumber ?? delivered.shipmentId)} was delivered`
+    : others.length > 0
+      ? `with ${others.length} related events`
+      : "";
   switch (event.kind) {
     case "order.created":
       return { label: "Created as Pending", cause };
@@ -91,8 +95,8 @@ export default function Order() {
               status={<StatusPill status={o.status} testId="order-status" />}
               description={
                 <>
-                  {customer ? <Link to={`/customers/${customer.id}`}>{customer.name}</Link> : <span className="id">{o.customerId}</span>} · {money(o.total, o.currency)} · created{" "}
-                  {when(o.createdAt)}
+                  {customer ? <Link to={`/customers/${customer.id}`}>{customer.name}</Link> : <span className="id">{o.customerId}</span>} ·{" "}
+                  {money(o.total, o.currency)} · created {when(o.createdAt)}
                 </>
               }
               actions={NEXT[o.status].map((s) =>

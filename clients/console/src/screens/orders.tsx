@@ -25,8 +25,14 @@ export default function Orders() {
   const customerId = params.get("customerId") ?? "";
   const q = params.get("q") ?? "";
   const customers = useCustomers();
-  const list = usePaged(["orders", status, customerId], async (cursor) =>
-    (await api.GET("/orders", { params: { query: { limit: 50, ...(status ? { status } : {}), ...(customerId ? { customerId } : {}), ...(cursor ? { cursor } : {}) } } })).data!,
+  const list = usePaged(
+    ["orders", status, customerId],
+    async (cursor) =>
+      (
+        await api.GET("/orders", {
+          params: { query: { limit: 50, ...(status ? { status } : {}), ...(customerId ? { customerId } : {}), ...(cursor ? { cursor } : {}) } },
+        })
+      ).data!,
   );
   useLiveEvents(["order.created", "order.status.changed", "order.updated"], () => void client.invalidateQueries({ queryKey: ["orders"] }));
   const set = (name: string, value: string) => {
@@ -48,7 +54,7 @@ export default function Orders() {
           </Link>
         }
       />
-      <div role="search" className="toolbar" aria-label="Filter orders">
+      <search className="toolbar" aria-label="Filter orders">
         <label className="search-field">
           Search by shortId
           <input type="search" value={q} onChange={(e) => set("q", e.target.value)} placeholder="ORD-1001" autoCapitalize="none" />
@@ -75,11 +81,15 @@ export default function Orders() {
             ))}
           </select>
         </label>
-      </div>
+      </search>
       <QueryView query={{ ...list.query, data: list.rows }} what="orders">
         {() =>
           rows.length === 0 ? (
-            <Empty icon={ShoppingCart} title={q || status || customerId ? "No orders match these filters." : "No orders yet."} cli="waybill orders create -f order.json">
+            <Empty
+              icon={ShoppingCart}
+              title={q || status || customerId ? "No orders match these filters." : "No orders yet."}
+              cli="waybill orders create -f order.json"
+            >
               {q || status || customerId ? "Clear a filter or load more." : "Create the first order through the API or the CLI; it shows here at once."}
             </Empty>
           ) : (

@@ -15,7 +15,10 @@ export default function ProductDetail() {
   const api = useApi();
   const product = useQuery({ queryKey: ["product", id], queryFn: async () => (await api.GET("/products/{id}", { params: { path: { id } } })).data! });
   const stock = useStock();
-  const events = useQuery({ queryKey: ["product-events", id], queryFn: async () => (await readAll(eventsPage(api), 300)).filter((e) => e.productId === id).slice(0, 20) });
+  const events = useQuery({
+    queryKey: ["product-events", id],
+    queryFn: async () => (await readAll(eventsPage(api), 300)).filter((e) => e.productId === id).slice(0, 20),
+  });
   return (
     <QueryView query={product} what="the product">
       {(p) => {

@@ -13,8 +13,26 @@ import { useSession, useSignedIn } from "../session.js";
 /** "Chromium on Linux" from a User-Agent, or the raw text when it is not recognised. */
 export function deviceName(userAgent: string | null): string {
   if (!userAgent) return "Unknown device";
-  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chromium/Chrome" : /Safari\//.test(userAgent) ? "Safari" : undefined;
-  const system = /Android/.test(userAgent) ? "Android" : /iPhone|iPad/.test(userAgent) ? "iOS" : /Mac OS X/.test(userAgent) ? "macOS" : /Windows/.test(userAgent) ? "Windows" : /Linux/.test(userAgent) ? "Linux" : undefined;
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /Firefox\//.test(userAgent)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? "Chromium/Chrome"
+        : /Safari\//.test(userAgent)
+          ? "Safari"
+          : undefined;
+  const system = /Android/.test(userAgent)
+    ? "Android"
+    : /iPhone|iPad/.test(userAgent)
+      ? "iOS"
+      : /Mac OS X/.test(userAgent)
+        ? "macOS"
+        : /Windows/.test(userAgent)
+          ? "Windows"
+          : /Linux/.test(userAgent)
+            ? "Linux"
+            : undefined;
   return browser && system ? `${browser} on ${system}` : userAgent;
 }
 
@@ -58,7 +76,11 @@ export default function SettingsScreen() {
               rowKey={(s) => s.id}
               columns={[
                 { header: "Device", card: "title", cell: (s) => <span>{deviceName(s.userAgent)}</span> },
-                { header: "This device", card: "status", cell: (s) => (s.current ? <span className="pill tone-info">This device</span> : <span className="muted">Other</span>) },
+                {
+                  header: "This device",
+                  card: "status",
+                  cell: (s) => (s.current ? <span className="pill tone-info">This device</span> : <span className="muted">Other</span>),
+                },
                 { header: "Last used", cell: (s) => ago(s.lastUsedAt) },
                 { header: "Signed in", cell: (s) => when(s.createdAt) },
                 { header: "Expires", cell: (s) => when(s.expiresAt) },

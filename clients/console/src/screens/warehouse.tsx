@@ -40,7 +40,8 @@ export default function Warehouse() {
     onSuccess: (s) => setFound((list) => list?.map((f) => (f.id === s.id ? { ...f, status: s.status } : f))),
   });
   const count = useMutation({
-    mutationFn: async (body: { productId: string; location: string; setTo: number }) => api.POST("/inventory/adjustments", { body: { ...body, reason: "stock count" } }),
+    mutationFn: async (body: { productId: string; location: string; setTo: number }) =>
+      api.POST("/inventory/adjustments", { body: { ...body, reason: "stock count" } }),
   });
   return (
     <section aria-labelledby="warehouse-title">

@@ -39,7 +39,10 @@ export default function WebhookDetail() {
   const navigate = useNavigate();
   const path = { params: { path: { id } } };
   const hook = useQuery({ queryKey: ["hook", id], queryFn: async () => (await api.GET("/hooks/{id}", path)).data! });
-  const executions = usePaged(["executions", id], async (cursor) => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })).data!);
+  const executions = usePaged(
+    ["executions", id],
+    async (cursor) => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })).data!,
+  );
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ["hook", id] });
     void client.invalidateQueries({ queryKey: ["executions", id] });
@@ -69,7 +72,9 @@ export default function WebhookDetail() {
   const retry = useMutation({
     // Read as text: the answer is JSON (202), parsed here so an older edge's plain text never breaks it.
     mutationFn: async (executionId: string) =>
-      retryAnswer(String((await api.POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } }, parseAs: "text" })).data ?? "")),
+      retryAnswer(
+        String((await api.POST("/hooks/{id}/executions/{executionId}/retry", { params: { path: { id, executionId } }, parseAs: "text" })).data ?? ""),
+      ),
     onSuccess: (answer) => {
       setNotice(`Delivery queued again${answer.eventId ? ` for event ${answer.eventId}` : ""}. The new attempt appears below.`);
       refresh();
@@ -156,7 +161,8 @@ export default function WebhookDetail() {
           )}
           {test.data && (
             <p className="notice" role="status">
-              Test delivery: {test.data.outcome}, status {test.data.statusCode ?? "none"}, {test.data.durationMs} ms{test.data.error ? ` (${test.data.error})` : ""}
+              Test delivery: {test.data.outcome}, status {test.data.statusCode ?? "none"}, {test.data.durationMs} ms
+              {test.data.error ? ` (${test.data.error})` : ""}
             </p>
           )}
           <div className="grid-2">
@@ -260,7 +266,19 @@ export default function WebhookDetail() {
   );
 }
 
-function ExecutionDetails({ execution: e, hook, open, onRetry, retrying }: { execution: Execution; hook: Hook; open: boolean; onRetry(): void; retrying: boolean }) {
+function ExecutionDetails({
+  execution: e,
+  hook,
+  open,
+  onRetry,
+  retrying,
+}: {
+  execution: Execution;
+  hook: Hook;
+  open: boolean;
+  onRetry(): void;
+  retrying: boolean;
+}) {
   const api = useApi();
   const [expanded, setExpanded] = useState(open);
   const event = useQuery({ queryKey: ["event", e.eventId], queryFn: () => findEvent(api, e.eventId).then((found) => found ?? null), enabled: expanded });
@@ -286,9 +304,18 @@ function ExecutionDetails({ execution: e, hook, open, onRetry, retrying }: { exe
         <h3>Request</h3>
         <CodeBlock
           title="Request headers"
-          text={pretty({ method: "POST", url: e.url, "content-type": "application/json", "x-service-webhook-id": hook.id, "x-service-signature": "t=…,v1=… (HMAC-SHA256)" })}
+          text={pretty({
+            method: "POST",
+            url: e.url,
+            "content-type": "application/json",
+            "x-service-webhook-id": hook.id,
+            "x-service-signature": "t=…,v1=… (HMAC-SHA256)",
+          })}
         />
-        <CodeBlock title="Request body" text={event.data ? pretty(event.data) : event.isPending ? "Loading the event…" : problemText(event.error ?? "The event is no longer in the log.")} />
+        <CodeBlock
+          title="Request body"
+          text={event.data ? pretty(event.data) : event.isPending ? "Loading the event…" : problemText(event.error ?? "The event is no longer in the log.")}
+        />
         <h3>Response</h3>
         <CodeBlock title="Response headers" text={pretty(e.responseHeaders ?? {})} />
         <CodeBlock title="Response body" text={e.responseBody ?? "(none)"} testId="response-body" />

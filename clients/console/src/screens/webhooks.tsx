@@ -87,7 +87,7 @@ export default function Webhooks() {
         </form>
       )}
       {created && <SecretOnce label={`Signing secret of ${created.name}`} value={created.secret} />}
-      <div role="search" className="toolbar" aria-label="Filter webhooks">
+      <search className="toolbar" aria-label="Filter webhooks">
         <label>
           Status
           <select
@@ -105,12 +105,16 @@ export default function Webhooks() {
             <option value="disabled">Auto-disabled</option>
           </select>
         </label>
-      </div>
+      </search>
       <QueryView query={hooks} what="webhooks">
         {(all) => {
           const list = all.filter((h) => !status || hookState(h) === status);
           return list.length === 0 ? (
-            <Empty icon={Webhook} title={status ? "No webhooks with this status." : "No webhooks yet."} cli='waybill hooks create --name "Orders" --url https://example.com/hooks --on order.created'>
+            <Empty
+              icon={Webhook}
+              title={status ? "No webhooks with this status." : "No webhooks yet."}
+              cli='waybill hooks create --name "Orders" --url https://example.com/hooks --on order.created'
+            >
               {status ? "Choose another status." : "Create one with New webhook to receive signed events at your endpoint."}
             </Empty>
           ) : (
