@@ -34,6 +34,12 @@ describe("console flows", () => {
     const manifest = await (await fetch(`${system.url}/manifest.webmanifest`)).json();
     expect(manifest).toMatchObject({ display: "standalone", name: "Waybill console" });
     expect((await fetch(`${system.url}/sw.js`)).status).toBe(200);
+    // Scripts travel compressed (brotli when the browser takes it), and stay scripts.
+    const script = /src="(\/assets\/index-[^"]+\.js)"/.exec(await (await fetch(system.url)).text())![1];
+    const compressed = await fetch(`${system.url}${script}`, { headers: { "accept-encoding": "br" } });
+    expect(compressed.headers.get("content-encoding")).toBe("br");
+    expect(compressed.headers.get("vary")).toContain("Accept-Encoding");
+    expect(await compressed.text()).toContain("createRoot");
     expect((await fetch(`${system.url}/v1/orders`)).status).toBe(401); // the API is not shadowed
     expect((await fetch(`${system.url}/assets/gone-1234.js`)).status).toBe(404); // never index.html for a missing chunk
   });

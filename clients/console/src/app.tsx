@@ -8,23 +8,57 @@ import { Layout } from "./layout.js";
 import SignIn from "./screens/sign-in.js";
 import { useSession } from "./session.js";
 
-const Dashboard = lazy(() => import("./screens/dashboard.js"));
-const Orders = lazy(() => import("./screens/orders.js"));
-const Order = lazy(() => import("./screens/order.js"));
-const Webhooks = lazy(() => import("./screens/webhooks.js"));
-const Webhook = lazy(() => import("./screens/webhook.js"));
-const Events = lazy(() => import("./screens/events.js"));
-const EventDetail = lazy(() => import("./screens/event.js"));
-const Devices = lazy(() => import("./screens/devices.js"));
-const DeviceDetail = lazy(() => import("./screens/device.js"));
-const Inventory = lazy(() => import("./screens/inventory.js"));
-const ProductDetail = lazy(() => import("./screens/product.js"));
-const Customers = lazy(() => import("./screens/customers.js"));
-const CustomerDetail = lazy(() => import("./screens/customer.js"));
-const Tokens = lazy(() => import("./screens/tokens.js"));
-const Users = lazy(() => import("./screens/users.js"));
-const Warehouse = lazy(() => import("./screens/warehouse.js"));
-const SettingsScreen = lazy(() => import("./screens/settings.js"));
+const load = {
+  dashboard: () => import("./screens/dashboard.js"),
+  orders: () => import("./screens/orders.js"),
+  order: () => import("./screens/order.js"),
+  webhooks: () => import("./screens/webhooks.js"),
+  webhook: () => import("./screens/webhook.js"),
+  events: () => import("./screens/events.js"),
+  event: () => import("./screens/event.js"),
+  devices: () => import("./screens/devices.js"),
+  device: () => import("./screens/device.js"),
+  inventory: () => import("./screens/inventory.js"),
+  product: () => import("./screens/product.js"),
+  customers: () => import("./screens/customers.js"),
+  customer: () => import("./screens/customer.js"),
+  tokens: () => import("./screens/tokens.js"),
+  users: () => import("./screens/users.js"),
+  warehouse: () => import("./screens/warehouse.js"),
+  settings: () => import("./screens/settings.js"),
+};
+
+// The screen of the address the console opens at starts loading now, beside the session check,
+// instead of after it (the lazy component below then finds it loaded).
+const [first, detail] = window.location.pathname.split("/").filter(Boolean);
+const opening: Record<string, keyof typeof load> = {
+  orders: detail ? "order" : "orders",
+  webhooks: detail ? "webhook" : "webhooks",
+  events: detail ? "event" : "events",
+  devices: detail ? "device" : "devices",
+  products: "product",
+  customers: detail ? "customer" : "customers",
+};
+const openingScreen = first === undefined ? "dashboard" : (opening[first] ?? (first in load ? (first as keyof typeof load) : undefined));
+if (openingScreen) void load[openingScreen]().catch(() => {});
+
+const Dashboard = lazy(load.dashboard);
+const Orders = lazy(load.orders);
+const Order = lazy(load.order);
+const Webhooks = lazy(load.webhooks);
+const Webhook = lazy(load.webhook);
+const Events = lazy(load.events);
+const EventDetail = lazy(load.event);
+const Devices = lazy(load.devices);
+const DeviceDetail = lazy(load.device);
+const Inventory = lazy(load.inventory);
+const ProductDetail = lazy(load.product);
+const Customers = lazy(load.customers);
+const CustomerDetail = lazy(load.customer);
+const Tokens = lazy(load.tokens);
+const Users = lazy(load.users);
+const Warehouse = lazy(load.warehouse);
+const SettingsScreen = lazy(load.settings);
 
 export function App() {
   const { session } = useSession();

@@ -89,7 +89,7 @@ export default function Dashboard() {
         }
       />
       <div className="tiles">
-        <article className="panel tile" aria-labelledby="tile-orders">
+        <article className="panel tile tall" aria-labelledby="tile-orders">
           <h2 id="tile-orders">
             <ShoppingCart size={18} aria-hidden="true" />
             Orders by status
@@ -156,7 +156,7 @@ export default function Dashboard() {
         </article>
       </div>
       <div className="grid-2">
-        <article className="panel" aria-labelledby="tile-deliveries">
+        <article className="panel chart-panel" aria-labelledby="tile-deliveries">
           <h2 id="tile-deliveries">Deliveries, last 24 hours</h2>
           <QueryView query={hooks} what="deliveries">
             {({ series }) => <DeliveriesChart series={series} />}
