@@ -5,6 +5,8 @@ import { decodeJwt } from "jose";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@waybill/platform/ids.js";
+import { loadEdgeConfig } from "../services/edge/config.js";
+import { startEdge } from "../services/edge/service.js";
 import { launchChromium } from "./support/browser.js";
 import { eventually, expectProblem, request, type Answer } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -162,6 +164,28 @@ describe("refresh", () => {
     const session = await login(ADMIN);
     await db.query("UPDATE identity.sessions SET expires_at = now() - interval '1 second' WHERE id = $1", [session.sid]);
     expectExpiredAndCleared(await refresh(session.cookie!));
+  });
+});
+
+describe("rate limits", () => {
+  it("limits refreshes and logouts per client address, apart from logins", async () => {
+    const edge = await startEdge(
+      loadEdgeConfig({ ...stack.serviceEnv, HTTP_PORT: "0", OPS_PORT: "0", LOGIN_RATE_LIMIT_PER_MINUTE: "2", SESSION_RATE_LIMIT_PER_MINUTE: "3" }),
+    );
+    try {
+      const at = (p: string, init: Parameters<typeof request>[1] = {}) => request(`${edge.url}/v1${p}`, init);
+      const unknown = { method: "POST", headers: { cookie: `${COOKIE}=${"B".repeat(43)}` } };
+      expect((await at("/auth/refresh", unknown)).status).toBe(401);
+      expect((await at("/auth/logout", unknown)).status).toBe(204);
+      expect((await at("/auth/refresh", unknown)).status).toBe(401);
+      const limited = await at("/auth/refresh", unknown);
+      expectProblem(limited, 429, "rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Logins have their own count.
+      expect((await at("/auth/login", { json: ADMIN })).status).toBe(200);
+    } finally {
+      await edge.stop();
+    }
   });
 });
 

@@ -30,6 +30,10 @@ const retrySchedule = z.string().transform((value, ctx) => {
   }
 });
 
+export const DEFAULT_WEBHOOK_SECRET_RESEAL_BATCH_SIZE = 100;
+export const DEFAULT_WEBHOOK_SECRET_RESEAL_PAUSE_MS = 50;
+export const DEFAULT_WEBHOOK_SECRET_RESEAL_INTERVAL_MS = 60_000;
+
 export const dispatcherConfigSchema = z
   .object({
     ...baseConfigShape,
@@ -38,6 +42,16 @@ export const dispatcherConfigSchema = z
     NODE_ENV: z.string().optional(),
     /** AES-256-GCM key sealing hook secrets at rest (base64 of 32 bytes); required in production. */
     WEBHOOK_SECRET_KEY: sealingKeySetting.optional(),
+    /**
+     * The key WEBHOOK_SECRET_KEY replaces, still accepted for reading while every hook's secret is
+     * re-sealed under the new one in the background (operations.md, "Key rotation").
+     */
+    WEBHOOK_SECRET_KEY_PREVIOUS: sealingKeySetting.optional(),
+    /** Hooks re-sealed per batch, and the pause between batches. */
+    WEBHOOK_SECRET_RESEAL_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_WEBHOOK_SECRET_RESEAL_BATCH_SIZE),
+    WEBHOOK_SECRET_RESEAL_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(DEFAULT_WEBHOOK_SECRET_RESEAL_PAUSE_MS),
+    /** How often the dispatcher looks for hook secrets left to re-seal. */
+    WEBHOOK_SECRET_RESEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_WEBHOOK_SECRET_RESEAL_INTERVAL_MS),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
     /** Delays after each failed attempt, in milliseconds once parsed. */
     WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)),

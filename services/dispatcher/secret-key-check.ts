@@ -1,10 +1,11 @@
 // The key that seals hook secrets is never replaced silently: its fingerprint is stored beside
 // the hooks, and a dispatcher holding another key while hooks exist refuses to start, saying how
-// to recover. With no hook, a new key simply takes over (nothing sealed would be lost).
+// to recover. With no hook, a new key simply takes over (nothing sealed would be lost). A key
+// rotation names the old key as WEBHOOK_SECRET_KEY_PREVIOUS: the record then moves to the new one.
 import { ConfigError } from "@waybill/platform/config.js";
 import { keyFingerprint } from "@waybill/platform/sealed-box.js";
 import { withAdvisoryLock } from "@waybill/platform/locks.js";
-import type { Pool } from "@waybill/platform/db.js";
+import type { Pool, Queryable } from "@waybill/platform/db.js";
 import type { SecretBox } from "./secrets.js";
 
 export class SecretKeyMismatchError extends ConfigError {}
@@ -24,12 +25,18 @@ function mismatch(hooks: number, stored: string | undefined, current: string): S
  * Checks `key` against the recorded fingerprint (recording it when there is none). Stores from
  * before this check have no record: there, the newest hook's secret must open with this key.
  */
-export async function checkSecretKey(pool: Pool, key: Buffer, box: SecretBox): Promise<void> {
+export async function checkSecretKey(pool: Pool, key: Buffer, box: SecretBox, previous?: Buffer): Promise<void> {
   const current = keyFingerprint(key);
+  const previousFingerprint = previous ? keyFingerprint(previous) : undefined;
   await withAdvisoryLock(pool, "waybill:dispatcher:secret-key", async (client) => {
     const recorded = await client.query<{ fingerprint: string }>("SELECT fingerprint FROM secret_key_check");
     const stored = recorded.rows[0]?.fingerprint;
     if (stored === current) return;
+    // A rotation: the recorded key is the previous one, still read; the current one takes over.
+    if (stored !== undefined && stored === previousFingerprint) {
+      await client.query("UPDATE secret_key_check SET fingerprint = $1, recorded_at = now()", [current]);
+      return;
+    }
     const hooks = await client.query<{ id: string; secret_sealed: string; count: string }>(
       "SELECT id, secret_sealed, count(*) OVER () AS count FROM hooks ORDER BY created_at DESC LIMIT 1",
     );
@@ -42,10 +49,15 @@ export async function checkSecretKey(pool: Pool, key: Buffer, box: SecretBox): P
         throw mismatch(hookCount, undefined, current);
       }
     }
-    await client.query(
-      `INSERT INTO secret_key_check (fingerprint) VALUES ($1)
-       ON CONFLICT (singleton) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, recorded_at = now()`,
-      [current],
-    );
+    await recordSecretKey(client, current);
   });
+}
+
+/** Records the key that sealed every hook's secret (at a first start, or once a re-seal is complete). */
+export async function recordSecretKey(db: Queryable, fingerprint: string): Promise<void> {
+  await db.query(
+    `INSERT INTO secret_key_check (fingerprint) VALUES ($1)
+     ON CONFLICT (singleton) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, recorded_at = now()`,
+    [fingerprint],
+  );
 }

@@ -23,9 +23,8 @@ import { createEventIntake, type Intake } from "./event-intake.js";
 import { createEventDeliveries } from "./event-deliveries.js";
 import { createDeliveryScheduler } from "./delivery-scheduler.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
-import { checkSecretKey } from "./secret-key-check.js";
 import { createHookUrlCheck } from "./hook-address.js";
-import { createSecretBox, generateSecretKey, parseSecretKey } from "./secrets.js";
+import { setUpSecretKeys } from "./secret-key-setup.js";
 import { createSender } from "./sender.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { createDeliveryStore } from "./deliveries-store.js";
@@ -68,15 +67,8 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       registers,
     });
 
-    if (!config.WEBHOOK_SECRET_KEY) {
-      logger.warn(
-        "WEBHOOK_SECRET_KEY is not set: hook secrets are sealed with a key that lives only in this process; " +
-          "after a restart no hook created now can be signed for. Set WEBHOOK_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
-      );
-    }
-    const secretKey = parseSecretKey(config.WEBHOOK_SECRET_KEY ?? generateSecretKey());
-    const secrets = createSecretBox(secretKey);
-    await checkSecretKey(pool, secretKey, secrets);
+    const { secrets, stop: stopResealing } = await setUpSecretKeys(config, { pool, logger, registry: ops.registry });
+    runtime.defer(stopResealing);
     const sender = createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
     runtime.defer(sender.close);
     // Deliveries have their own connections, so a burst of events being fanned out never makes

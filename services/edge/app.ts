@@ -31,6 +31,7 @@ import { docsPage } from "./docs-page.js";
 
 export const OPENAPI_VERSION = "1.0.0";
 const PUBLIC_OPS_PATHS = new Set(["/healthz", "/readyz"]);
+const LOGIN_PATH = "/v1/auth/login";
 
 export interface AppDeps {
   /** The built console's folder; absent: no console (tests of the API alone). */
@@ -42,7 +43,7 @@ export interface AppDeps {
   sessions: SessionVerifier;
   eventStreams: EventStreams;
   bodyLimitBytes: number;
-  rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number };
+  rateLimit: { requests: number; windowSeconds: number; loginPerMinute: number; sessionPerMinute: number };
   /** Where counts live; memory (this process only) when absent. */
   rateLimitStore?: RateLimitStore;
   /** Proxies whose X-Forwarded-For is believed for the client address the open endpoints' limiter counts (login, refresh, logout). */
@@ -89,11 +90,23 @@ export function createApp(deps: AppDeps): Koa {
   const open = new Router({ prefix: "/v1" });
   const store = deps.rateLimitStore ?? memoryRateLimitStore();
   const trusted = deps.trustedProxies ?? (() => false);
+  const addressOf = (ctx: Koa.ParameterizedContext) =>
+    `ip:${clientAddress(ctx.req.socket.remoteAddress ?? "", ctx.get("x-forwarded-for") || undefined, trusted)}`;
+  const isLogin = (ctx: Koa.ParameterizedContext) => ctx.path === LOGIN_PATH;
   open.use(
     rateLimit({
       limiter: store.limiter("login", deps.rateLimit.loginPerMinute, 60),
       points: deps.rateLimit.loginPerMinute,
-      key: (ctx) => `ip:${clientAddress(ctx.req.socket.remoteAddress ?? "", ctx.get("x-forwarded-for") || undefined, trusted)}`,
+      key: (ctx) => (isLogin(ctx) ? addressOf(ctx) : undefined),
+    }),
+  );
+  // Refresh and logout take a 256-bit cookie, nothing to guess: a limit of their own, so the
+  // console's reloads behind one address (an office) do not use up its logins.
+  open.use(
+    rateLimit({
+      limiter: store.limiter("session", deps.rateLimit.sessionPerMinute, 60),
+      points: deps.rateLimit.sessionPerMinute,
+      key: (ctx) => (isLogin(ctx) ? undefined : addressOf(ctx)),
     }),
   );
   open.use(jsonBody(deps.bodyLimitBytes));

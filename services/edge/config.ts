@@ -11,6 +11,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_RATE_LIMIT_REQUESTS = 6_000;
 export const DEFAULT_RATE_LIMIT_WINDOW_SECONDS = 60;
 export const DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE = 20;
+export const DEFAULT_SESSION_RATE_LIMIT_PER_MINUTE = 120;
 
 /** A comment line on every event stream this often, so proxies and readers know it is alive. */
 export const DEFAULT_EVENT_STREAM_HEARTBEAT_MS = 15_000;
@@ -70,6 +71,8 @@ export const edgeConfigSchema = z.object({
     }),
   /** Login attempts per client address per minute (slows password guessing). */
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_LOGIN_RATE_LIMIT_PER_MINUTE),
+  /** Session refreshes and logouts (the console's cookie) per client address per minute. */
+  SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_SESSION_RATE_LIMIT_PER_MINUTE),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAM_HEARTBEAT_MS),
   EVENT_STREAMS_PER_CREDENTIAL: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAMS_PER_CREDENTIAL),
   EVENT_STREAM_DRAIN_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_EVENT_STREAM_DRAIN_TIMEOUT_MS),

@@ -95,7 +95,12 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     sessions,
     eventStreams,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    rateLimit: { requests: config.RATE_LIMIT_REQUESTS, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE },
+    rateLimit: {
+      requests: config.RATE_LIMIT_REQUESTS,
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      loginPerMinute: config.LOGIN_RATE_LIMIT_PER_MINUTE,
+      sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE,
+    },
     rateLimitStore,
     trustedProxies: config.TRUSTED_PROXIES,
     consoleDir: config.CONSOLE_DIR,

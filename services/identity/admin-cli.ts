@@ -1,6 +1,7 @@
 // Operator commands against the identity store:  npm run admin -- create-tenant acme --admin-email …
 //   tokens create --tenant default --name ci --type api   (prints the token alone on stdout, once)
 //   reset-password --email admin@waybill.local [--password …]
+//   rotate-session-key   (a new session signing key now; needs IDENTITY_SECRET_KEY or the data folder's key file)
 // The database: DATABASE_URL, else the one `npm start` recorded in its data folder, else the default.
 // Exit status: 0 done, 2 refused input (usage, validation, duplicates, unknown tenant or user), 1 anything else.
 import path from "node:path";
@@ -18,6 +19,11 @@ import { IDENTITY_SCHEMA } from "./service.js";
 import { createToken } from "./token-manager.js";
 import { TOKEN_TYPES, type TokenType } from "@waybill/contracts/identity/tokens.js";
 import { createTenant, createUser } from "./users.js";
+import { readFile } from "node:fs/promises";
+import { createSealedBox, parseSealingKey } from "@waybill/platform/sealed-box.js";
+import { loadIdentityConfig } from "./config.js";
+import { IDENTITY_SECRET_KEY_FILE } from "./mod.js";
+import { loadSessionKeys, sessionKeyPolicy } from "./session-keys.js";
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -137,6 +143,45 @@ program
       if (!options.password) process.stdout.write(`  password: ${password}   (shown once)\n`);
     });
   });
+
+program
+  .command("rotate-session-key")
+  .description(
+    "make a new session signing key now; running identity replicas sign with it within SESSION_KEY_CHECK_INTERVAL_MS, " +
+      "and the replaced key keeps verifying until every token it signed has expired",
+  )
+  .action(async () => {
+    const config = loadIdentityConfig({ ...process.env, IDENTITY_SECRET_KEY: await identitySecretKey() });
+    const policy = sessionKeyPolicy({
+      rotateEveryMs: config.SESSION_KEY_ROTATE_EVERY,
+      accessTtlSeconds: config.SESSION_TTL_SECONDS,
+      checkIntervalMs: config.SESSION_KEY_CHECK_INTERVAL_MS,
+    });
+    const box = createSealedBox(parseSealingKey(config.IDENTITY_SECRET_KEY as string, "IDENTITY_SECRET_KEY"));
+    await withIdentityStore(async (pool) => {
+      const keys = await loadSessionKeys(pool, box, policy, { rotateNow: true });
+      process.stdout.write(`session signing key rotated: ${keys.current.kid} signs from now on\n`);
+      for (const kid of keys.retired)
+        process.stdout.write(`  retired ${kid}: still verifies for ${Math.ceil(policy.keepRetiredMs / 1000)} s (its tokens' lifetime), then is dropped\n`);
+      for (const kid of keys.dropped) process.stdout.write(`  dropped ${kid}: every token it signed has expired\n`);
+      process.stdout.write(`  published keys: ${keys.jwks.keys.length}\n`);
+    });
+  });
+
+/**
+ * The key identity seals signing keys with: IDENTITY_SECRET_KEY, else the data folder's file that
+ * `npm start` keeps. A key sealed under any other would not open in identity, which would then
+ * make yet another one.
+ */
+async function identitySecretKey(): Promise<string> {
+  if (process.env.IDENTITY_SECRET_KEY) return process.env.IDENTITY_SECRET_KEY;
+  const file = path.join(path.resolve(process.env.WAYBILL_DATA_DIR || DEFAULT_DATA_DIR), IDENTITY_SECRET_KEY_FILE);
+  const stored = await readFile(file, "utf8").catch(() => undefined);
+  if (stored === undefined) {
+    throw new ValidationError(`set IDENTITY_SECRET_KEY (identity's sealing key); ${file} does not exist either`, undefined, "missing_identity_secret_key");
+  }
+  return stored.trim();
+}
 
 async function tenantIdOf(pool: ReturnType<typeof createPool>, tenant: string): Promise<string> {
   const { rows } = await pool.query<{ id: string }>("SELECT id FROM tenants WHERE name = $1 OR id = $1", [tenant]);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { parseDuration } from "@waybill/platform/duration.js";
 import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { DEFAULT_BOOTSTRAP_CREDENTIALS_FILE } from "./bootstrap-credentials.js";
 import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
@@ -8,6 +9,17 @@ export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
 export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;
 export const DEFAULT_SESSION_REFRESH_TTL_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_SESSION_REFRESH_GRACE_SECONDS = 30;
+export const DEFAULT_SESSION_KEY_ROTATE_EVERY_MS = 30 * 24 * 3600 * 1000;
+export const DEFAULT_SESSION_KEY_CHECK_INTERVAL_MS = 60_000;
+
+const duration = z.string().transform((value, ctx) => {
+  try {
+    return parseDuration(value);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 export const identityConfigSchema = z
   .object({
@@ -38,6 +50,15 @@ export const identityConfigSchema = z
       .default(DEFAULT_SESSION_REFRESH_TTL_SECONDS),
     /** How long a rotated-away refresh value still refreshes (two tabs at once); after it, reuse ends the session. */
     SESSION_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(1).max(300).default(DEFAULT_SESSION_REFRESH_GRACE_SECONDS),
+    /** Age at which the session signing key is replaced by a new one (a duration: 30d, 12h …). */
+    SESSION_KEY_ROTATE_EVERY: duration.refine((ms) => ms >= 60_000, "must be at least 1m").default(DEFAULT_SESSION_KEY_ROTATE_EVERY_MS),
+    /** How often identity re-reads the signing keys: takes up a rotation, drops keys whose tokens all expired. */
+    SESSION_KEY_CHECK_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(3600 * 1000)
+      .default(DEFAULT_SESSION_KEY_CHECK_INTERVAL_MS),
     /** Where a first start writes the credentials it generated (mode 0600); they never go to the logs. */
     BOOTSTRAP_CREDENTIALS_FILE: z.string().min(1).default(DEFAULT_BOOTSTRAP_CREDENTIALS_FILE),
     /** Seals the session signing keys at rest (base64 of 32 bytes); required in production. */

@@ -23,7 +23,7 @@ import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
 import { hasGeneratedSecrets, writeCredentialsFile } from "./bootstrap-credentials.js";
 import type { IdentityConfig } from "./config.js";
 import { recordRevocation } from "./revocations.js";
-import { loadSessionKeys } from "./session-keys.js";
+import { loadSessionKeys, sessionKeyPolicy, type SessionKeys } from "./session-keys.js";
 import { login, issueAccessToken } from "./sessions.js";
 import { deleteEndedSessions, listSessions, logoutSession, refreshSession, revokeSession, type EndedSession, type SessionPolicy } from "./session-store.js";
 import type { PoolClient } from "@waybill/platform/db.js";
@@ -84,13 +84,37 @@ export async function startIdentity(config: IdentityConfig, deps: IdentityDeps =
           "makes a new signing key. Set IDENTITY_SECRET_KEY (base64 of 32 bytes) for anything but a throwaway run.",
       );
     const sealingKey = parseSealingKey(config.IDENTITY_SECRET_KEY ?? generateSealingKey(), "IDENTITY_SECRET_KEY");
-    const keys = await loadSessionKeys(pool, createSealedBox(sealingKey));
+    const box = createSealedBox(sealingKey);
+    const keyPolicy = sessionKeyPolicy({
+      rotateEveryMs: config.SESSION_KEY_ROTATE_EVERY,
+      accessTtlSeconds: config.SESSION_TTL_SECONDS,
+      checkIntervalMs: config.SESSION_KEY_CHECK_INTERVAL_MS,
+    });
+    let keys = await loadSessionKeys(pool, box, keyPolicy);
     if (keys.unopened.length > 0 && config.IDENTITY_SECRET_KEY)
       logger.warn(
         { unopened: keys.unopened.length, signingKey: keys.current.kid },
-        "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with the newest that opens, or a new one",
+        "some stored session signing keys do not open with IDENTITY_SECRET_KEY (was it changed?); signing with a new key",
       );
-    const jwksJson = JSON.stringify(keys.jwks);
+    let jwksJson = JSON.stringify(keys.jwks);
+    const reportKeys = (loaded: SessionKeys) => {
+      if (loaded.retired.length > 0) logger.info({ signingKey: loaded.current.kid, retired: loaded.retired }, "session signing key rotated");
+      if (loaded.dropped.length > 0) logger.info({ dropped: loaded.dropped }, "dropped retired session signing keys: every token they signed has expired");
+    };
+    reportKeys(keys);
+    // Re-reading the keys on a timer rotates a due key, takes up one another replica or the admin
+    // command made, and drops retired keys once their tokens have expired.
+    const keyTimer = setInterval(() => {
+      loadSessionKeys(pool, box, keyPolicy)
+        .then((loaded) => {
+          keys = loaded;
+          jwksJson = JSON.stringify(loaded.jwks);
+          reportKeys(loaded);
+        })
+        .catch((error) => logger.warn({ err: error.message }, "could not re-read the session signing keys; signing with the last ones read"));
+    }, config.SESSION_KEY_CHECK_INTERVAL_MS);
+    keyTimer.unref();
+    runtime.defer(async () => clearInterval(keyTimer));
     const signingKey = () => keys.current;
     const policy: SessionPolicy = {
       accessTtlSeconds: config.SESSION_TTL_SECONDS,

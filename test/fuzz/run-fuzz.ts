@@ -116,7 +116,7 @@ export async function fuzzWriteEndpoints(system: FuzzSystem, options: FuzzOption
           });
           report.runs += 1;
           report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
-          const shown = `${endpoint.method} ${path} (${kind}, ${raw.length} bytes) ${raw.slice(0, 300)} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`;
+          const shown = `${endpoint.method} ${path} (${kind}, ${raw.length} bytes) ${raw.slice(0, 300)} → ${answer.status} ${String(JSON.stringify(answer.body ?? null)).slice(0, 300)}`;
           if (answer.status >= 500) fail(`5xx: ${shown}`);
           if (answer.status >= 400) {
             report.refusals += 1;

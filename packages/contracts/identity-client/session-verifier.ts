@@ -1,8 +1,10 @@
 // Session JWTs are verified locally with identity's public keys, fetched once and again only
-// when a token names a key this edge has not seen (rotation), at most every few seconds.
+// when a token names a key this edge has not seen (rotation), at most every few seconds. Keys
+// identity dropped stay in this edge's set until the next fetch: harmless, every token they
+// signed has expired.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import type { SessionPrincipal } from "./token-resolver.js";
 import { SESSION_ALGORITHM } from "../identity/sessions.js";
@@ -12,6 +14,8 @@ import { UnauthenticatedError } from "@waybill/platform/errors.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 
 export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
+/** Clocks of identity and this edge may differ by this much. */
+const CLOCK_SKEW_MS = 5_000;
 
 export interface SessionVerifier {
   verify(jwt: string): Promise<SessionPrincipal>;
@@ -28,7 +32,8 @@ export const REVOKED_SESSIONS_MAX = 100_000;
 
 export const VERIFIED_SESSION_CACHE_MAX = 10_000;
 
-export function createSessionVerifier(identity: IdentityServiceClient): SessionVerifier {
+export function createSessionVerifier(identity: IdentityServiceClient, options: { jwksRefreshMinIntervalMs?: number } = {}): SessionVerifier {
+  const minIntervalMs = options.jwksRefreshMinIntervalMs ?? JWKS_REFRESH_MIN_INTERVAL_MS;
   // A signature check costs more than the rest of a request's authentication; a session seen
   // before is answered from memory until it expires (keyed by its hash, never the token).
   const verified = new LRUCache<string, SessionPrincipal>({ max: VERIFIED_SESSION_CACHE_MAX });
@@ -43,17 +48,30 @@ export function createSessionVerifier(identity: IdentityServiceClient): SessionV
   };
   let keySet: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = 0;
-  const refresh = async () => {
-    const { jwksJson } = await callUnary(identity.getSigningKeys.bind(identity), {});
-    keySet = createLocalJWKSet(JSON.parse(jwksJson) as JSONWebKeySet);
-    fetchedAt = Date.now();
+  let fetching: Promise<void> | undefined;
+  // One fetch at a time and at most one per interval. A token naming a key fetched moments ago
+  // did not have (identity rotated its key just after) waits for the next fetch, not refused.
+  const refresh = () =>
+    (fetching ??= (async () => {
+      const wait = fetchedAt + minIntervalMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const { jwksJson } = await callUnary(identity.getSigningKeys.bind(identity), {});
+      keySet = createLocalJWKSet(JSON.parse(jwksJson) as JSONWebKeySet);
+      fetchedAt = Date.now();
+    })().finally(() => {
+      fetching = undefined;
+    }));
+  // Only a token issued after the keys were fetched can name a key they lacked; others fail fast.
+  const issuedSinceFetch = (jwt: string) => {
+    const iat = decodeJwt(jwt).iat;
+    return typeof iat === "number" && iat * 1000 >= fetchedAt - CLOCK_SKEW_MS;
   };
   const check = async (jwt: string) => {
     if (!keySet) await refresh();
     try {
       return await jwtVerify(jwt, keySet!, { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, algorithms: [SESSION_ALGORITHM] });
     } catch (error) {
-      if (error instanceof joseErrors.JWKSNoMatchingKey && Date.now() - fetchedAt > JWKS_REFRESH_MIN_INTERVAL_MS) {
+      if (error instanceof joseErrors.JWKSNoMatchingKey && issuedSinceFetch(jwt)) {
         await refresh();
         return jwtVerify(jwt, keySet!, { issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE, algorithms: [SESSION_ALGORITHM] });
       }
