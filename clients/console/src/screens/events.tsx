@@ -102,7 +102,7 @@ export default function Events() {
               rowKey={(e) => e.id}
               columns={[
                 { header: "Kind", card: "title", cell: (e) => <Link to={`/events/${e.id}`}>{e.kind}</Link> },
-                { header: "Time", card: "status", cell: (e) => <span className="nowrap muted">{when(e.time)}</span> },
+                { header: "Time", cell: (e) => <span className="nowrap muted">{when(e.time)}</span> },
                 {
                   header: "About",
                   cell: (e) => {
