@@ -76,7 +76,9 @@ try {
       if (score < goal) missed += 1;
       console.log(`ratio ${name}-${category}: ${score.toFixed(2)} (target >= ${goal.toFixed(2)})`);
     }
-    const failing = Object.values(result.lhr.audits).filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "manual");
+    const failing = Object.values(result.lhr.audits).filter(
+      (a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "manual",
+    );
     if (failing.length > 0) console.log(`  ${name}: below 0.9: ${failing.map((a) => `${a.id} (${a.displayValue ?? a.score})`).join(", ")}`);
   }
   const kb = await initialJsKb();
