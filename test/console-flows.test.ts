@@ -78,6 +78,8 @@ describe("console flows", () => {
 
       await page.getByRole("button", { name: "Sign out" }).first().click();
       await page.getByText("You signed out.").waitFor();
+      // The service worker's copies of what was read go with the session.
+      await expect.poll(() => page.evaluate(() => caches.has("waybill-api-v1"))).toBe(false);
       await page.reload();
       await page.getByRole("button", { name: "Sign in" }).waitFor();
       const afterSignOut = await fetch(`${system.url}/v1/auth/refresh`, { method: "POST", headers: { cookie: `waybill_session=${cookie!.value}` } });
@@ -221,7 +223,14 @@ describe("console flows", () => {
         .getByText(/You are offline: nothing was changed/)
         .waitFor();
       await consoleScreenshot(page, "desktop", "order-offline");
+      // Reopened without a network: the shell and the last answers come from the service worker.
+      await page.reload();
+      await page.getByRole("heading", { name: /Order ORD-1002/, level: 1 }).waitFor();
+      await page.getByText(/Offline: showing the last data seen/).waitFor();
+      await page.getByRole("link", { name: "GAD-2 · Brass gadget" }).waitFor();
+      await consoleScreenshot(page, "desktop", "order-reopened-offline");
       await context.setOffline(false);
+      await page.getByRole("button", { name: "Mark ready" }).waitFor(); // signed in for real again
       await page.getByText(/Offline: showing the last data seen/).waitFor({ state: "detached" });
       expect((await system.api<{ status: string }>("GET", `/orders/${system.seed.pendingOrder.id}`)).status).toBe("pending");
       expect(problems).toEqual([]);

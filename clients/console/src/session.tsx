@@ -2,6 +2,7 @@
 // rests on the HttpOnly refresh cookie (never readable by script, never in localStorage): on
 // start the console asks POST /v1/auth/refresh, refreshes a minute before expiry and once on a
 // 401, and "Sign out" revokes the session on the server.
+import { useQueryClient } from "@tanstack/react-query";
 import { createWaybillClient, type WaybillClient } from "@waybill/sdk";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import * as auth from "./auth.js";
@@ -12,6 +13,8 @@ export interface Session {
   email: string | undefined;
   role: "admin" | "member";
   sessionId: string | undefined;
+  /** Opened without a network: no token; reads answer from the service worker's last copies. */
+  offline?: boolean;
 }
 
 interface SessionState {
@@ -31,6 +34,8 @@ const SessionContext = createContext<SessionState | undefined>(undefined);
  */
 const ACCOUNT_KEY = "waybill.account";
 const REFRESH_EARLY_MS = 60_000;
+/** The service worker's copies of API reads (public/sw.js), deleted when a session ends. */
+const API_CACHE = "waybill-api-v1";
 
 function sessionOf(token: auth.AccessToken, email: string | undefined): Session {
   const claims = auth.claimsOf(token.accessToken);
@@ -40,6 +45,7 @@ function sessionOf(token: auth.AccessToken, email: string | undefined): Session 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [endedBecause, setEndedBecause] = useState<string | undefined>();
+  const queries = useQueryClient();
   const current = useRef<Session | null | undefined>(undefined);
   current.current = session;
   // One refresh at a time: parallel 401s share it.
@@ -47,14 +53,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const end = useCallback((reason?: string) => {
     localStorage.removeItem(ACCOUNT_KEY);
+    void globalThis.caches?.delete(API_CACHE).catch(() => undefined);
     current.current = null;
     setSession(null);
     setEndedBecause(reason);
   }, []);
 
   const renew = useCallback((): Promise<Session | null> => {
-    refreshing.current ??= auth
-      .refresh()
+    refreshing.current ??= (navigator.onLine ? auth.refresh() : Promise.reject(new Error("offline")))
       .then((token) => {
         const next = token ? sessionOf(token, current.current?.email ?? localStorage.getItem(ACCOUNT_KEY) ?? undefined) : null;
         if (!token) localStorage.removeItem(ACCOUNT_KEY);
@@ -62,7 +68,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setSession(next);
         return next;
       })
-      .catch(() => current.current ?? null) // offline: keep what there is
+      .catch(() => {
+        // No network: keep the session there is; at start, open read-only on the last copies
+        // of what this account saw (it signs in for real when the network is back).
+        if (current.current) return current.current;
+        const email = localStorage.getItem(ACCOUNT_KEY);
+        const offline: Session | null = email
+          ? { token: "", expiresAt: Number.POSITIVE_INFINITY, email, role: "member", sessionId: undefined, offline: true }
+          : null;
+        current.current = offline;
+        setSession(offline);
+        return offline;
+      })
       .finally(() => {
         refreshing.current = null;
       });
@@ -105,9 +122,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     else void renew();
   }, [renew]);
 
+  // Opened offline: the real session as soon as the network is back.
+  useEffect(() => {
+    if (!session?.offline) return;
+    const online = () => {
+      current.current = null; // so a failed attempt opens read-only again instead of keeping this one
+      void renew().then((next) => {
+        if (!next) end("Your session has ended; sign in again.");
+        else if (!next.offline) void queries.invalidateQueries(); // what was read from copies, read again
+      });
+    };
+    window.addEventListener("online", online);
+    return () => window.removeEventListener("online", online);
+  }, [session, renew, end, queries]);
+
   // A minute before the access token expires, a new one; the session ends only when refresh fails.
   useEffect(() => {
-    if (!session) return;
+    if (!session || session.offline) return;
     const timer = setTimeout(
       async () => {
         const next = await renew();

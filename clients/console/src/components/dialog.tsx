@@ -1,7 +1,7 @@
 // Dialogs on the native <dialog> element opened with showModal(): the rest of the page is inert
 // (focus stays inside), Escape closes, and focus returns to what opened it. No library injects
 // inline styles, so the strict Content-Security-Policy (style-src 'self') holds.
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 
 export function Modal({
   open,
@@ -79,7 +79,7 @@ export function Confirm({
   disabled?: boolean;
 }) {
   const [open, setOpen] = useState(false);
-  const id = useRef(`confirm-${Math.random().toString(36).slice(2)}`).current;
+  const id = useId();
   return (
     <>
       <button type="button" className={triggerClass} onClick={() => setOpen(true)} disabled={disabled}>

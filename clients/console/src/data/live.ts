@@ -2,6 +2,7 @@
 // happens, reconnecting on its own; reports whether the stream is open.
 import { streamEvents } from "@waybill/sdk";
 import { useEffect, useRef, useState } from "react";
+import { useOnline } from "../components/online.js";
 import { useSession } from "../session.js";
 import type { LoggedEvent } from "./queries.js";
 
@@ -13,7 +14,13 @@ export function useLiveEvents(kinds: string[], onEvent: (event: LoggedEvent) => 
   handler.current = onEvent;
   const [open, setOpen] = useState(false);
   const kindKey = kinds.join(",");
+  // Offline (or opened offline, without a token) there is nothing to stream; it starts when both return.
+  const online = useOnline() && Boolean(session?.token);
   useEffect(() => {
+    if (!online) {
+      setOpen(false);
+      return;
+    }
     const stop = new AbortController();
     void (async () => {
       try {
@@ -31,6 +38,6 @@ export function useLiveEvents(kinds: string[], onEvent: (event: LoggedEvent) => 
       }
     })();
     return () => stop.abort();
-  }, [kindKey]);
+  }, [kindKey, online]);
   return open;
 }

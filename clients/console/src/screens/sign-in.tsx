@@ -1,7 +1,8 @@
 // Sign-in: email and password; "Keep me signed in" asks for the refresh session (an HttpOnly
 // cookie), so a reload or reopening the installed app needs no password.
 import { useState } from "react";
-import { Package } from "../components/icons.js";
+import { Package, WifiOff } from "../components/icons.js";
+import { useOnline } from "../components/online.js";
 import { problemText } from "../components/states.js";
 import { useSession } from "../session.js";
 
@@ -9,6 +10,7 @@ export default function SignIn() {
   const { signIn, endedBecause } = useSession();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const online = useOnline();
   return (
     <main className="sign-in">
       <div className="panel">
@@ -16,6 +18,12 @@ export default function SignIn() {
           <Package size={28} aria-hidden="true" />
           Waybill console
         </h1>
+        {!online && (
+          <p className="offline-banner" role="status">
+            <WifiOff size={18} aria-hidden="true" />
+            Offline: sign in when the network is back.
+          </p>
+        )}
         {endedBecause && (
           <p className="notice" role="status">
             {endedBecause}
