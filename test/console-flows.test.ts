@@ -285,7 +285,7 @@ describe("console flows", () => {
   });
 
   it("returns to sign-in with a message when the session can no longer be renewed", async () => {
-    const { context, page } = await openConsole(browser, system.url, DESKTOP);
+    const { context, page } = await openConsole(browser, system.url, DESKTOP, { serviceWorkers: "block" });
     try {
       await signIn(page, { remember: false });
       // Every API request now carries a credential the API refuses, as after expiry; without a

@@ -158,6 +158,8 @@ for (const [size, viewport] of [
 
         // 6: the new-webhook kinds are the subscribable ones.
         await visit(page, "/webhooks", "Webhooks");
+        await expect.poll(() => page.getByTestId("hook-ERP bridge").innerText()).toBe("Failing");
+        expect(await page.getByTestId("hook-Warehouse sync").innerText()).toBe("Active");
         await page.getByRole("button", { name: "New webhook" }).click();
         const offered = await page.getByLabel("Event kind").locator("option").allInnerTexts();
         expect(offered).toContain("order.created");

@@ -19,8 +19,14 @@ export interface ConsolePage {
   problems: string[];
 }
 
-export async function openConsole(browser: Browser, url: string, viewport: { width: number; height: number }): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport, baseURL: url, ...(viewport.width < 640 ? { isMobile: true, hasTouch: true } : {}) });
+/** `serviceWorkers: "block"` when a test rewrites API requests (page.route does not see the worker's). */
+export async function openConsole(
+  browser: Browser,
+  url: string,
+  viewport: { width: number; height: number },
+  options: { serviceWorkers?: "allow" | "block" } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({ viewport, baseURL: url, ...options, ...(viewport.width < 640 ? { isMobile: true, hasTouch: true } : {}) });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (m) => {

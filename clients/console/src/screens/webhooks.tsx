@@ -31,6 +31,20 @@ export default function Webhooks() {
     queryFn: () => readAll<Hook>(async (cursor) => (await api.GET("/hooks", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!),
   });
   const kinds = useEventKinds();
+  // The outcome of each hook's latest attempt, so a failing hook shows as such in the list.
+  const latest = useQuery({
+    queryKey: ["hooks", "latest-outcome", hooks.data?.map((h) => h.id).join(",")],
+    enabled: Boolean(hooks.data),
+    queryFn: async () =>
+      new Map(
+        await Promise.all(
+          (hooks.data ?? []).map(
+            async (h) =>
+              [h.id, (await api.GET("/hooks/{id}/executions", { params: { path: { id: h.id }, query: { limit: 1 } } })).data!.data[0]?.outcome] as const,
+          ),
+        ),
+      ),
+  });
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<{ name: string; secret: string }>();
   const create = useMutation({
@@ -102,13 +116,14 @@ export default function Webhooks() {
             <option value="">All</option>
             <option value="active">Active</option>
             <option value="paused">Paused</option>
+            <option value="failing">Failing</option>
             <option value="disabled">Auto-disabled</option>
           </select>
         </label>
       </search>
       <QueryView query={hooks} what="webhooks">
         {(all) => {
-          const list = all.filter((h) => !status || hookState(h) === status);
+          const list = all.filter((h) => !status || (status === "failing" ? latest.data?.get(h.id) === "failed" : hookState(h) === status));
           return list.length === 0 ? (
             <Empty
               icon={Webhook}
@@ -124,7 +139,16 @@ export default function Webhooks() {
               rowKey={(h) => h.id}
               columns={[
                 { header: "Name", card: "title", cell: (h) => <Link to={`/webhooks/${h.id}`}>{h.name}</Link> },
-                { header: "Status", card: "status", cell: (h) => <StatusPill status={hookState(h)} /> },
+                {
+                  header: "Status",
+                  card: "status",
+                  cell: (h) => (
+                    <StatusPill
+                      status={latest.data?.get(h.id) === "failed" && hookState(h) === "active" ? "failing" : hookState(h)}
+                      testId={`hook-${h.name}`}
+                    />
+                  ),
+                },
                 { header: "Kind", cell: (h) => <code>{h.on}</code> },
                 { header: "URL", cell: (h) => <span className="wrap-anywhere">{h.url}</span> },
                 {
