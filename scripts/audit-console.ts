@@ -2,7 +2,7 @@
 // emulation and its simulated slow network, on the console's dashboard, an order and a webhook
 // of a system it starts and seeds itself (test/support/console-system.ts). Prints a ratio line per
 // page and category, and the initial JavaScript size; exits 1 when a target is missed.
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +15,7 @@ import { ROOT } from "../test/support/processes.js";
 
 const TARGETS = { accessibility: 0.95, "best-practices": 0.95, performance: 0.9 } as const;
 const INITIAL_JS_BUDGET_KB = 250;
+const REPORTS = path.join(ROOT, "test-artifacts/console");
 
 /** The JavaScript index.html loads before anything else: its module script and its preloads, gzipped. */
 async function initialJsKb(): Promise<number> {
@@ -71,6 +72,9 @@ try {
       disableStorageReset: true,
     });
     if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
+    // The whole report, for a closer look (Lighthouse's viewer opens it).
+    await mkdir(REPORTS, { recursive: true });
+    await writeFile(path.join(REPORTS, `lighthouse-${name}.json`), String(result.report));
     for (const [category, goal] of Object.entries(TARGETS)) {
       const score = result.lhr.categories[category]?.score ?? 0;
       if (score < goal) missed += 1;
