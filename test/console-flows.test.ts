@@ -140,6 +140,18 @@ describe("console flows", () => {
     const { context, page, problems } = await openConsole(browser, system.url, DESKTOP);
     try {
       await signIn(page);
+      // Keyboard: the first Tab reaches "Skip to content", then the navigation, each with a visible ring.
+      for (const expected of ["Skip to content", "Waybill"]) {
+        await page.keyboard.press("Tab");
+        const focused = await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement;
+          const style = getComputedStyle(el);
+          return { text: el.innerText.trim(), outline: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
+        });
+        expect(focused.text).toBe(expected);
+        expect(focused.outline).not.toBe("none");
+        expect(focused.width).toBeGreaterThanOrEqual(2);
+      }
       await visit(page, "/tokens", "API tokens");
       await page.getByRole("button", { name: "New token" }).click();
       await page.getByLabel("Token name").fill("console token");
