@@ -6035,6 +6035,7 @@ export interface operations {
                             kind: string;
                             /** Format: date-time */
                             time: string;
+                            /** @description The operation's transaction id: txn_ and a ULID, or the X-Transaction-Id a client sent (txn_ and 10–64 letters or digits) */
                             transactionId: string;
                         } & {
                             [key: string]: unknown;

@@ -1,6 +1,7 @@
 // Events: the tenant's event log and the catalog of kinds.
 import { z } from "zod";
 import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
+import { CLIENT_TRANSACTION_ID } from "@waybill/platform/context.js";
 import { idPattern } from "@waybill/platform/ids.js";
 import { pageQuery, resourceId, timestamp } from "./common.js";
 
@@ -19,8 +20,14 @@ export const eventsQuery = pageQuery.extend({
     ),
 });
 
+/** Waybill's own transaction ids are txn_ + a ULID; a client may send its own (X-Transaction-Id), and its events carry that. */
+const eventTransactionId = z
+  .string()
+  .regex(CLIENT_TRANSACTION_ID)
+  .describe("The operation's transaction id: txn_ and a ULID, or the X-Transaction-Id a client sent (txn_ and 10–64 letters or digits)");
+
 export const eventOutput = z
-  .object({ id: resourceId("evt"), kind: z.string(), time: timestamp, transactionId: resourceId("txn") })
+  .object({ id: resourceId("evt"), kind: z.string(), time: timestamp, transactionId: eventTransactionId })
   .catchall(z.unknown())
   .describe("An event: the common fields plus the flat fields of its kind (see GET /event-kinds)");
 
