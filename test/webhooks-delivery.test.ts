@@ -4,6 +4,7 @@
 import { createHmac } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventRecord } from "@waybill/sdk";
 import { createReceiver } from "../services/receiver/example-receiver.js";
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
@@ -51,8 +52,8 @@ const ordersTaken = () => metric(stack.dispatcher.opsPort, /^waybill_dispatcher_
 const droppedFor = (reason: string) => metric(stack.dispatcher.opsPort, new RegExp(`^waybill_webhook_dropped_total\\{[^}]*reason="${reason}"`));
 
 /** The event of `kind` about `orderId` in the tenant's event log (what EVENTS carried). */
-async function loggedEvent(kind: string, orderId: string): Promise<any> {
-  return eventually(async () => (await call(`/events?kind=${kind}&limit=100`)).body.data.find((e: any) => e.orderId === orderId));
+async function loggedEvent(kind: string, orderId: string): Promise<EventRecord> {
+  return eventually(async () => (await call(`/events?kind=${kind}&limit=100`)).body.data.find((e: EventRecord) => "orderId" in e && e.orderId === orderId));
 }
 
 describe("a delivery", () => {
@@ -178,7 +179,10 @@ describe("a paused hook", () => {
    */
   async function hookWithBacklog() {
     const gate = createGate();
-    const target = await receiver(async () => (await gate.passed, { status: 200 }));
+    const target = await receiver(async () => {
+      await gate.passed;
+      return { status: 200 };
+    });
     const hook = await createHook(call, { url: target.url, on: "order.created" });
     const queued: string[] = [];
     const takenBefore = await ordersTaken();
