@@ -315,7 +315,7 @@ describe("retries", () => {
       eventId: first.json.id,
     });
     expect(initial.nextAttemptAt).not.toBeNull();
-    const delay = Date.parse(initial.nextAttemptAt) - Date.parse(initial.requestedAt);
+    const delay = Date.parse(initial.nextAttemptAt!) - Date.parse(initial.requestedAt);
     expect(delay).toBeGreaterThanOrEqual(40); // 50 ms − 20 % (the band itself: retry-schedule.test.ts)
     expect(retry).toMatchObject({
       trigger: "retry",
@@ -327,7 +327,7 @@ describe("retries", () => {
       eventId: first.json.id,
     });
     expect(retry.responseHeaders).toMatchObject({ "x-receiver": "r1", "content-type": "text/plain" });
-    expect(Date.parse(retry.requestedAt)).toBeGreaterThanOrEqual(Date.parse(initial.nextAttemptAt) - 250);
+    expect(Date.parse(retry.requestedAt)).toBeGreaterThanOrEqual(Date.parse(initial.nextAttemptAt!) - 250);
 
     const read = (await call(`/hooks/${hook.id}`)).body;
     expect(read).toMatchObject({ successCount: 1, errorCount: 1, lastRunAt: retry.requestedAt });
@@ -348,7 +348,7 @@ describe("retries", () => {
     expect(executions[0].nextAttemptAt).toBeNull();
     // Retry-After (an hour) is honoured only within the step's ±20 % (200 ms at most here): the
     // retries came after the schedule's delays, not an hour later.
-    for (const e of executions.slice(1)) expect(Date.parse(e.nextAttemptAt) - Date.parse(e.requestedAt)).toBeLessThan(60_000);
+    for (const e of executions.slice(1)) expect(Date.parse(e.nextAttemptAt!) - Date.parse(e.requestedAt)).toBeLessThan(60_000);
     // The last attempt is recorded without a next one: nothing more is sent.
     expect(target.received).toHaveLength(4);
     expect((await call(`/hooks/${hook.id}`)).body).toMatchObject({ successCount: 0, errorCount: 4 });
