@@ -31,9 +31,75 @@ type K8sObject = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  spec?: any;
+  spec?: ObjectSpec;
   data?: Record<string, string>;
 };
+
+/** The fields of a spec these checks read, across every kind they look at (all optional: a manifest may omit any). */
+interface ObjectSpec {
+  // Deployment, StatefulSet
+  template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpec };
+  replicas?: number;
+  strategy?: { rollingUpdate?: { maxSurge?: number | string } };
+  // PodDisruptionBudget ({ matchLabels }), Service (labels directly)
+  selector?: LabelSelector;
+  // Service
+  ports?: { name?: string; port?: number; targetPort?: number | string }[];
+  // HorizontalPodAutoscaler
+  scaleTargetRef?: { name?: string };
+  maxReplicas?: number;
+  // NetworkPolicy
+  podSelector?: Record<string, unknown>;
+  ingress?: unknown[];
+  egress?: unknown[];
+  policyTypes?: string[];
+  // Ingress
+  tls?: unknown[];
+  // CloudNativePG Cluster, ScheduledBackup
+  instances?: unknown;
+  backup?: { barmanObjectStore?: unknown };
+  plugins?: { name?: string; parameters?: { barmanObjectName?: string } }[];
+  managed?: { roles?: { name?: string; login?: boolean; passwordSecret?: { name?: string }; connectionLimit?: number }[] };
+  postgresql?: { parameters?: { max_connections?: string | number } };
+  method?: string;
+  // cert-manager Certificate, Issuer
+  dnsNames?: string[];
+  commonName?: string;
+  selfSigned?: unknown;
+  ca?: unknown;
+  acme?: unknown;
+  vault?: unknown;
+  venafi?: unknown;
+}
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  [label: string]: unknown;
+}
+
+interface PodSpec {
+  automountServiceAccountToken?: boolean;
+  terminationGracePeriodSeconds?: number;
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type?: string } };
+  topologySpreadConstraints?: unknown[];
+  initContainers?: Container[];
+  containers?: Container[];
+}
+
+interface Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  readinessProbe?: { timeoutSeconds?: number };
+  livenessProbe?: { timeoutSeconds?: number };
+  resources?: { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  envFrom?: { configMapRef?: { name: string; optional?: boolean } }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+  ports?: { name?: string; containerPort?: number }[];
+  lifecycle?: { preStop?: { exec?: { command?: string[] } } };
+}
 
 export interface ValidateOptions {
   /** Folder holding deploy/ and docker-compose.yml (the repository root). */
@@ -152,11 +218,18 @@ const CUSTOM_RESOURCES: Record<string, (o: K8sObject) => string[]> = {
     return out;
   },
   "cert-manager.io/v1/Issuer": (o) =>
-    ["selfSigned", "ca", "acme", "vault", "venafi"].some((k) => o.spec?.[k]) ? [] : ["spec needs one issuer type (selfSigned, ca, acme, vault, venafi)"],
+    (["selfSigned", "ca", "acme", "vault", "venafi"] as const).some((k) => o.spec?.[k])
+      ? []
+      : ["spec needs one issuer type (selfSigned, ca, acme, vault, venafi)"],
 };
 
 function required(o: K8sObject, paths: string[]): string[] {
-  return paths.filter((p) => p.split(".").reduce<any>((value, key) => value?.[key], o) === undefined).map((p) => `${p} is required`);
+  return paths.filter((p) => p.split(".").reduce<unknown>(member, o) === undefined).map((p) => `${p} is required`);
+}
+
+/** `value?.[key]` for a value of any type. */
+function member(value: unknown, key: string): unknown {
+  return value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,19 +247,20 @@ export function policyProblems(objects: K8sObject[]): string[] {
     if (pod.terminationGracePeriodSeconds === undefined) out.push(`${w}: terminationGracePeriodSeconds must be set (drain time plus headroom)`);
     if (pod.securityContext?.runAsNonRoot !== true) out.push(`${w}: securityContext.runAsNonRoot must be true`);
     if (pod.securityContext?.seccompProfile?.type !== "RuntimeDefault") out.push(`${w}: securityContext.seccompProfile.type must be RuntimeDefault`);
-    if (workload.kind === "Deployment" && !(pod.topologySpreadConstraints?.length > 0)) out.push(`${w}: topologySpreadConstraints are missing`);
+    if (workload.kind === "Deployment" && !((pod.topologySpreadConstraints?.length ?? 0) > 0)) out.push(`${w}: topologySpreadConstraints are missing`);
     const matchesPdb = pdbs.some((pdb) => Object.entries(pdb.spec?.selector?.matchLabels ?? { "": "" }).every(([k, v]) => labels[k] === v));
     if (!matchesPdb) out.push(`${w}: no PodDisruptionBudget selects its pods`);
     for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
       const where = `${w} container ${c.name}`;
       const isInit = (pod.initContainers ?? []).includes(c);
       if (!isInit) {
-        for (const probe of ["readinessProbe", "livenessProbe"]) {
-          if (!c[probe]) out.push(`${where}: ${probe} is missing`);
-          else if (c[probe].timeoutSeconds === undefined) out.push(`${where}: ${probe}.timeoutSeconds must be set`);
+        for (const probe of ["readinessProbe", "livenessProbe"] as const) {
+          const settings = c[probe];
+          if (!settings) out.push(`${where}: ${probe} is missing`);
+          else if (settings.timeoutSeconds === undefined) out.push(`${where}: ${probe}.timeoutSeconds must be set`);
         }
       }
-      for (const kind of ["requests", "limits"]) {
+      for (const kind of ["requests", "limits"] as const) {
         for (const resource of ["cpu", "memory"])
           if (c.resources?.[kind]?.[resource] === undefined) out.push(`${where}: resources.${kind}.${resource} is missing`);
       }
@@ -197,22 +271,22 @@ export function policyProblems(objects: K8sObject[]): string[] {
       if (!PINNED_IMAGE.test(c.image ?? "")) out.push(`${where}: image ${c.image} is not pinned to an exact version or digest`);
       for (const from of c.envFrom ?? []) {
         const name = from.configMapRef?.name;
-        if (name && !from.configMapRef.optional && !configMaps.has(name)) out.push(`${where}: ConfigMap ${name} is not in the render`);
+        if (name && !from.configMapRef?.optional && !configMaps.has(name)) out.push(`${where}: ConfigMap ${name} is not in the render`);
       }
     }
   }
   // A Service must select some pods and name ports those pods have.
   const workloads = objects.filter((o) => WORKLOAD_KINDS.has(o.kind));
   for (const service of objects.filter((o) => o.kind === "Service" && o.spec?.selector)) {
-    const selected = workloads.filter((w) => Object.entries<string>(service.spec.selector).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v));
+    const selected = workloads.filter((w) => Object.entries(service.spec!.selector!).every(([k, v]) => w.spec?.template?.metadata?.labels?.[k] === v));
     if (selected.length === 0) {
       out.push(`${id(service)}: selects no pods`);
       continue;
     }
     const ports = new Set(
-      selected.flatMap((w) => (w.spec.template.spec.containers ?? []).flatMap((c: any) => (c.ports ?? []).flatMap((p: any) => [p.name, p.containerPort]))),
+      selected.flatMap((w) => (w.spec!.template!.spec!.containers ?? []).flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort]))),
     );
-    for (const port of service.spec.ports ?? []) {
+    for (const port of service.spec!.ports ?? []) {
       const target = port.targetPort ?? port.port;
       if (!ports.has(target)) out.push(`${id(service)}: port ${port.name ?? port.port} targets ${target}, which its pods do not declare`);
     }
@@ -255,7 +329,7 @@ export function policyProblems(objects: K8sObject[]): string[] {
       ["Ingress", "Egress"].every((t) => o.spec?.policyTypes?.includes(t)),
   );
   if (!defaultDeny) out.push("no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)");
-  for (const ingress of objects.filter((o) => o.kind === "Ingress")) if (!(ingress.spec?.tls?.length > 0)) out.push(`${id(ingress)}: no TLS`);
+  for (const ingress of objects.filter((o) => o.kind === "Ingress")) if (!((ingress.spec?.tls?.length ?? 0) > 0)) out.push(`${id(ingress)}: no TLS`);
   return out;
 }
 
@@ -266,7 +340,7 @@ export function policyProblems(objects: K8sObject[]): string[] {
 export function connectionBudgetProblems(objects: K8sObject[]): string[] {
   const maxConnections = findMaxConnections(objects);
   if (maxConnections === undefined) return [];
-  const hpas = new Map(objects.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => [o.spec.scaleTargetRef.name, o.spec.maxReplicas as number]));
+  const hpas = new Map(objects.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => [o.spec!.scaleTargetRef!.name, o.spec!.maxReplicas as number]));
   const configMaps = objects.filter((o) => o.kind === "ConfigMap");
   const roleLimits = new Map<string, number>();
   for (const cluster of objects.filter((o) => o.kind === "Cluster")) {
@@ -277,23 +351,19 @@ export function connectionBudgetProblems(objects: K8sObject[]): string[] {
   let total = 0;
   const terms: string[] = [];
   for (const deployment of objects.filter((o) => o.kind === "Deployment")) {
-    const container = deployment.spec.template.spec.containers[0];
-    const reads = (container.envFrom ?? []).map((f: any) => configMaps.find((c) => c.metadata.name === f.configMapRef?.name)?.data ?? {});
-    const env = Object.assign(
-      {},
-      ...reads,
-      Object.fromEntries((container.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value])),
-    );
-    if (!(container.env ?? []).some((e: any) => e.name === "DATABASE_URL")) continue;
+    const container = deployment.spec!.template!.spec!.containers![0];
+    const reads = (container.envFrom ?? []).map((f) => configMaps.find((c) => c.metadata.name === f.configMapRef?.name)?.data ?? {});
+    const env = Object.assign({}, ...reads, Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value])));
+    if (!(container.env ?? []).some((e) => e.name === "DATABASE_URL")) continue;
     const pool = Number(env.DB_POOL_MAX ?? 10);
     const perPod = pool + (EXTRA_CONNECTIONS[deployment.metadata.name] ?? 0);
-    const surge = Number(deployment.spec.strategy?.rollingUpdate?.maxSurge ?? 1);
-    const pods = (hpas.get(deployment.metadata.name) ?? deployment.spec.replicas ?? 1) + (Number.isFinite(surge) ? surge : 1);
+    const surge = Number(deployment.spec!.strategy?.rollingUpdate?.maxSurge ?? 1);
+    const pods = (hpas.get(deployment.metadata.name) ?? deployment.spec!.replicas ?? 1) + (Number.isFinite(surge) ? surge : 1);
     total += pods * perPod;
     terms.push(`${deployment.metadata.name} ${pods}x${perPod}`);
     // A role's own limit (CloudNativePG managed roles) must admit what its pods may open.
-    const secret = (container.env ?? []).find((e: any) => e.name === "DATABASE_USER")?.valueFrom?.secretKeyRef?.name;
-    const limit = roleLimits.get(secret);
+    const secret = (container.env ?? []).find((e) => e.name === "DATABASE_USER")?.valueFrom?.secretKeyRef?.name;
+    const limit = secret === undefined ? undefined : roleLimits.get(secret);
     if (limit !== undefined && limit >= 0 && limit < pods * perPod) {
       out.push(`PostgreSQL role of ${deployment.metadata.name} (${secret}): connectionLimit ${limit} < ${pods}x${perPod} its pods may open`);
     }
@@ -308,7 +378,7 @@ function findMaxConnections(objects: K8sObject[]): number | undefined {
   for (const o of objects) {
     if (o.kind === "Cluster" && o.apiVersion.startsWith("postgresql.cnpg.io/")) return Number(o.spec?.postgresql?.parameters?.max_connections ?? 100);
     if (o.kind === "StatefulSet" && o.metadata.name === "postgres") {
-      const args: string[] = o.spec.template.spec.containers[0].args ?? [];
+      const args: string[] = o.spec!.template!.spec!.containers![0].args ?? [];
       const setting = args.find((a) => a.startsWith("max_connections="));
       return setting ? Number(setting.split("=")[1]) : 100;
     }
@@ -369,7 +439,7 @@ function natsConfProblems(objects: K8sObject[], natsServer: string): string[] {
 // docker-compose.yml: the Compose specification's schema, then what makes `up` start completely.
 
 export function composeProblems(file: string): string[] {
-  let compose: any;
+  let compose: ComposeFile | null | undefined;
   try {
     compose = parse(readFileSync(file, "utf8"), { merge: true }); // compose files use << merge keys
   } catch (error) {
@@ -383,12 +453,13 @@ export function composeProblems(file: string): string[] {
   if (!validate(compose))
     for (const e of validate.errors ?? [])
       out.push(`schema: ${e.instancePath || "/"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${e.params.additionalProperty})` : ""}`);
-  for (const [name, service] of Object.entries<any>(compose?.services ?? {})) {
+  for (const [name, service] of Object.entries(compose?.services ?? {})) {
     if (!service.healthcheck?.test || service.healthcheck.disable) out.push(`service ${name}: no healthcheck`);
     const dependsOn = service.depends_on ?? {};
     if (Array.isArray(dependsOn) && dependsOn.length > 0) out.push(`service ${name}: depends_on must name condition service_healthy`);
+    // (a list reaches here only when empty: no entries)
     else
-      for (const [dep, rule] of Object.entries<any>(dependsOn))
+      for (const [dep, rule] of Object.entries(dependsOn as Record<string, { condition?: string } | null>))
         if (rule?.condition !== "service_healthy") out.push(`service ${name}: depends on ${dep} without condition service_healthy`);
     const environment = Array.isArray(service.environment)
       ? Object.fromEntries(service.environment.map((e: string) => [e.split("=")[0], e.includes("=") ? e.slice(e.indexOf("=") + 1) : null]))
@@ -410,6 +481,18 @@ export function composeProblems(file: string): string[] {
     }
   }
   return out;
+}
+
+/** The parts of a docker-compose.yml these checks read. */
+interface ComposeFile {
+  services?: Record<string, ComposeService>;
+}
+
+interface ComposeService {
+  healthcheck?: { test?: unknown; disable?: boolean };
+  depends_on?: string[] | Record<string, { condition?: string } | null>;
+  environment?: string[] | Record<string, unknown>;
+  ports?: (string | { host_ip?: string; published?: string | number; target?: string | number })[];
 }
 
 /** The Compose specification schema that dclint ships (its package exports do not list the file). */

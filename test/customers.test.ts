@@ -1,6 +1,7 @@
 // /v1/customers over HTTP: create, read, list, update, validation, events, and orders that
 // must name an existing customer of their tenant.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Customer, Order } from "@waybill/sdk";
 import { client, createCustomer, createStockedProduct, eventsUntil, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 
@@ -85,7 +86,7 @@ describe("GET /v1/customers", () => {
     for (let i = 0; i < 3; i++) ids.push(await createCustomer(call, { name: `Paged ${i}` }));
     const first = await call("/customers?limit=2");
     expect(first.status).toBe(200);
-    expect(first.body.data.map((c: any) => c.id)).toEqual([ids[2], ids[1]]);
+    expect(first.body.data.map((c: Customer) => c.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const second = await call(`/customers?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body.data[0].id).toBe(ids[0]);
@@ -151,7 +152,7 @@ describe("orders name an existing customer", () => {
     const second = await createCustomer(call);
     const created = await call("/orders", { json: order(first) });
     expect(created.status).toBe(201);
-    expect((await call(`/orders?customerId=${first}`)).body.data.map((o: any) => o.id)).toEqual([created.body.id]);
+    expect((await call(`/orders?customerId=${first}`)).body.data.map((o: Order) => o.id)).toEqual([created.body.id]);
 
     const moved = await call(`/orders/${created.body.id}`, { method: "PUT", json: { customerId: second } });
     expect(moved.status).toBe(200);

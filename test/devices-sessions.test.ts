@@ -4,6 +4,7 @@
 import mqtt, { type MqttClient } from "mqtt";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Device } from "@waybill/sdk";
 import { freePort } from "../services/launcher/ports.js";
 import { client, eventsUntil, type Call } from "./orders-fixtures.js";
 import { readStream } from "./support/bus.js";
@@ -42,7 +43,7 @@ async function connectDevice(port: number, deviceId: string, password: string): 
 
 const closed = (device: MqttClient) => new Promise<number>((resolve) => device.once("close", () => resolve(Date.now())));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const deviceRow = async (deviceId: string) => (await call("/devices?limit=100")).body.data.find((d: any) => d.deviceId === deviceId);
+const deviceRow = async (deviceId: string) => (await call("/devices?limit=100")).body.data.find((d: Device) => d.deviceId === deviceId);
 
 describe("token expiry", () => {
   it("closes the session when the sensor token expires, and refuses it afterwards", async () => {

@@ -3,6 +3,7 @@
 // stock and shipments. Uses mqtt.js against the real gateway.
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Device as ListedDevice, Shipment } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -185,14 +186,14 @@ describe("devices, stock and shipments across tenants", () => {
     expect((await stockOf(callA, productId)).onHand).toBe(6);
     const unchanged = await callA(`/shipments/${shipment.body.id}`);
     expect(unchanged.body.status).toBe("pending");
-    expect(unchanged.body.timeline.some((t: any) => t.status === "inTransit")).toBe(false);
+    expect(unchanged.body.timeline.some((t: Shipment["timeline"][number]) => t.status === "inTransit")).toBe(false);
 
-    const listed = async (call: Call) => (await call("/devices?limit=100")).body.data.map((d: any) => d.deviceId);
+    const listed = async (call: Call) => (await call("/devices?limit=100")).body.data.map((d: ListedDevice) => d.deviceId);
     await eventually(async () => ((await listed(callA)).includes("a-only-device") && (await listed(callB)).includes("b-scanner") ? true : undefined));
     expect(await listed(callB)).not.toContain("a-only-device");
     expect(await listed(callA)).not.toContain("b-scanner");
     // A device id B has never used is simply not there for B, not "A's".
     const bDevices = await request(`${stack.baseUrl}/devices?limit=100`, { token: tenantB.token });
-    expect(bDevices.body.data.every((d: any) => d.tokenId !== sensorA.id)).toBe(true);
+    expect(bDevices.body.data.every((d: ListedDevice) => d.tokenId !== sensorA.id)).toBe(true);
   });
 });

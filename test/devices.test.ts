@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Device } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
@@ -346,14 +347,14 @@ describe("device registry", () => {
     await publish(device, "devices/reg-1/telemetry", { temperature: 4.5 });
     const listed = await eventually(async () => {
       const answer = await call("/devices");
-      const row = answer.body.data.find((d: any) => d.deviceId === "reg-1");
+      const row = answer.body.data.find((d: Device) => d.deviceId === "reg-1");
       return row?.connected && Date.parse(row.lastSeenAt) >= connectedAt - 1_000 ? row : undefined;
     });
     expect(listed).toMatchObject({ id: expect.stringMatching(/^dev_/), tokenId: sensor.id, connected: true });
 
     await device.endAsync();
     await eventually(async () => {
-      const row = (await call("/devices")).body.data.find((d: any) => d.deviceId === "reg-1");
+      const row = (await call("/devices")).body.data.find((d: Device) => d.deviceId === "reg-1");
       return row && !row.connected ? row : undefined;
     });
     const events = await eventsUntil(stack, (e) => e.deviceId === "reg-1", ["device.connected", "device.reading", "device.disconnected"]);
@@ -385,7 +386,7 @@ describe("POST /v1/devices/{deviceId}/readings", () => {
     expect(stored?.json).toMatchObject({ deviceId: "http-shelf", tokenId: sensor.id, channel: ["inventory"], payload: { productId, onHand: 23 } });
     // Seen over HTTP: in the registry, not connected.
     await eventually(async () =>
-      (await call("/devices")).body.data.find((d: any) => d.deviceId === "http-shelf" && !d.connected && d.lastSeenAt) ? true : undefined,
+      (await call("/devices")).body.data.find((d: Device) => d.deviceId === "http-shelf" && !d.connected && d.lastSeenAt) ? true : undefined,
     );
   });
 
@@ -429,11 +430,11 @@ describe("tenant isolation", () => {
     expect(subjects.every((s) => s.includes(`.${other.tenantId}.`))).toBe(true);
 
     await eventually(async () =>
-      (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.some((d: any) => d.deviceId === "iso-1") ? true : undefined,
+      (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.some((d: Device) => d.deviceId === "iso-1") ? true : undefined,
     );
-    const mine = (await call("/devices")).body.data.map((d: any) => d.deviceId);
+    const mine = (await call("/devices")).body.data.map((d: Device) => d.deviceId);
     expect(mine).not.toContain("iso-1");
-    const theirs = (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.map((d: any) => d.deviceId);
+    const theirs = (await request(`${stack.baseUrl}/devices`, { token: other.token })).body.data.map((d: Device) => d.deviceId);
     expect(theirs).toEqual(["iso-1"]);
     await eventually(async () => ((await metric(stack.inventory.opsPort, notFound)) === droppedBefore + 1 ? true : undefined));
     expect((await stockOf(call, productId)).onHand).toBe(4);

@@ -5,6 +5,13 @@ import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
+/** The fields of GET /v1/events entries these tests read (payload fields sit flat beside the envelope). */
+interface LoggedEvent {
+  id: string;
+  kind: string;
+  orderId?: string;
+}
+
 let stack: Stack;
 let customerId: string;
 let productId: string;
@@ -74,16 +81,16 @@ describe("event log and catalog", () => {
     expect((await request(`${stack.baseUrl}/orders/${created.body.id}/status`, { token: stack.token, json: { status: "cancelled" } })).status).toBe(200);
     const log = await eventually(async () => {
       const answer = await get("limit=100");
-      return answer.body.data?.some((e: any) => e.kind === "order.cancelled" && e.orderId === created.body.id) ? answer.body.data : undefined;
+      return answer.body.data?.some((e: LoggedEvent) => e.kind === "order.cancelled" && e.orderId === created.body.id) ? answer.body.data : undefined;
     });
-    const changed = log.find((e: any) => e.kind === "order.status.changed" && e.orderId === created.body.id);
-    const cancelled = log.find((e: any) => e.kind === "order.cancelled" && e.orderId === created.body.id);
+    const changed = log.find((e: LoggedEvent) => e.kind === "order.status.changed" && e.orderId === created.body.id);
+    const cancelled = log.find((e: LoggedEvent) => e.kind === "order.cancelled" && e.orderId === created.body.id);
 
     const resumed = await get(`after=${changed.id}&limit=100`);
     expect(resumed.status).toBe(200);
-    expect(resumed.body.data.map((e: any) => e.id)).toEqual(log.filter((e: any) => e.id > changed.id).map((e: any) => e.id));
-    expect(resumed.body.data.map((e: any) => e.id)).toContain(cancelled.id);
-    expect(resumed.body.data.map((e: any) => e.id)).not.toContain(changed.id);
+    expect(resumed.body.data.map((e: LoggedEvent) => e.id)).toEqual(log.filter((e: LoggedEvent) => e.id > changed.id).map((e: LoggedEvent) => e.id));
+    expect(resumed.body.data.map((e: LoggedEvent) => e.id)).toContain(cancelled.id);
+    expect(resumed.body.data.map((e: LoggedEvent) => e.id)).not.toContain(changed.id);
     expect((await get(`after=${cancelled.id}&kind=order.cancelled`)).body.data).toEqual([]);
     expect((await get(`after=${log[log.length - 1].id}&limit=100`)).body.data).toHaveLength(log.length - 1);
 
@@ -99,7 +106,7 @@ describe("event log and catalog", () => {
 
   it("documents both forms of after in the OpenAPI document", async () => {
     const document = (await request(`${stack.edge.url}/v1/openapi.json`)).body;
-    const after = document.paths["/events"].get.parameters.find((p: any) => p.name === "after");
+    const after = document.paths["/events"].get.parameters.find((p: { name: string }) => p.name === "after");
     expect(after.schema.description).toMatch(/event id \(evt_…\)/);
     expect(after.schema.description).toMatch(/date-time or date/);
   });

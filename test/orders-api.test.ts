@@ -1,6 +1,7 @@
 // /v1/orders beyond creation: listing with filters and cursors, PUT with order.updated, and the
 // Idempotency-Key of POST /orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Order, ProblemFieldError } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually, expectProblem, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -29,10 +30,10 @@ describe("GET /v1/orders", () => {
 
     const page1 = await call(`/orders?customerId=${buyer}&limit=2`);
     expect(page1.status).toBe(200);
-    expect(page1.body.data.map((o: any) => o.id)).toEqual([orders[2].id, orders[1].id]);
+    expect(page1.body.data.map((o: Order) => o.id)).toEqual([orders[2].id, orders[1].id]);
     expect(page1.body.data[0]).toEqual(orders[2]);
     const page2 = await call(`/orders?customerId=${buyer}&limit=2&cursor=${page1.body.nextCursor}`);
-    expect(page2.body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
+    expect(page2.body.data.map((o: Order) => o.id)).toEqual([orders[0].id]);
     expect(page2.body.nextCursor).toBeNull();
     // What changed since creation shows in the list as in the order itself.
     expect(page2.body.data[0]).toMatchObject({ status: "cancelled" });
@@ -44,7 +45,7 @@ describe("GET /v1/orders", () => {
     expect(relisted.dueDate).toBe("2031-05-06T00:00:00.000Z");
     expect(relisted.updatedAt > orders[1].updatedAt).toBe(true);
 
-    expect((await call(`/orders?customerId=${buyer}&status=cancelled`)).body.data.map((o: any) => o.id)).toEqual([orders[0].id]);
+    expect((await call(`/orders?customerId=${buyer}&status=cancelled`)).body.data.map((o: Order) => o.id)).toEqual([orders[0].id]);
     expect((await call(`/orders?customerId=${buyer}&status=pending`)).body.data).toHaveLength(2);
     expect((await call("/orders?limit=1")).body.data).toHaveLength(1);
   });
@@ -142,7 +143,7 @@ describe("Idempotency-Key on POST /v1/orders", () => {
     const reused = await call("/orders", { json: { shortId: "IDEM-3", customerId, currency: "EUR", orderItems: [item] }, headers });
     expect(reused.status).toBe(422);
     expect(reused.body.code).toBe("idempotency_key_reused");
-    expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "IDEM-3")).toBe(false);
+    expect((await call("/orders?limit=100")).body.data.some((o: Order) => o.shortId === "IDEM-3")).toBe(false);
   });
 
   it("treats the same body with its keys in another order as the same request", async () => {
@@ -188,7 +189,7 @@ describe("amounts an order cannot hold", () => {
     expect(doubled.status, JSON.stringify(doubled.body)).toBe(422);
     expect(doubled.headers.get("content-type")).toContain("application/problem+json");
     expect(doubled.body.code).toBe("amount_out_of_range");
-    expect(doubled.body.errors.map((e: any) => e.path)).toEqual(["orderItems.0", "total"]);
+    expect(doubled.body.errors.map((e: ProblemFieldError) => e.path)).toEqual(["orderItems.0", "total"]);
     expect(doubled.body.detail).toContain(max);
 
     // Each line fits; their sum does not.
@@ -209,7 +210,7 @@ describe("amounts an order cannot hold", () => {
     expect(past.status).toBe(422);
     expect(past.body.code).toBe("amount_out_of_range");
     // None of the refused orders exists.
-    const shortIds = (await call("/orders?limit=100")).body.data.map((o: any) => o.shortId);
+    const shortIds = (await call("/orders?limit=100")).body.data.map((o: Order) => o.shortId);
     expect(shortIds.filter((id: string) => id.startsWith("BIG-")).sort()).toEqual(["BIG-3", "BIG-4", "BIG-5", "BIG-6"]);
   });
 });
@@ -248,7 +249,7 @@ describe("X-Transaction-Id", () => {
       expect(refused.headers.get("content-type")).toContain("application/problem+json");
       expect(refused.body.code).toBe("invalid_transaction_id");
       expect(refused.headers.get("x-transaction-id")).toMatch(/^txn_[0-9a-z]{26}$/);
-      expect((await call("/orders?limit=100")).body.data.some((o: any) => o.shortId === "TXN-BAD")).toBe(false);
+      expect((await call("/orders?limit=100")).body.data.some((o: Order) => o.shortId === "TXN-BAD")).toBe(false);
     },
   );
 });

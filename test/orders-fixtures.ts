@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { expect } from "vitest";
+import type { Order, StockLevel } from "@waybill/sdk";
 import { newId } from "@waybill/platform/ids.js";
 import { readStream, type StoredMessage } from "./support/bus.js";
 import { eventually, request, type Answer } from "./support/http.js";
@@ -35,7 +36,7 @@ export async function createStockedProduct(call: Call, onHand: number): Promise<
   return product.body.id;
 }
 
-export async function createOrder(call: Call, customerId: string, items: { productId: string; quantity: number; price?: string }[]): Promise<any> {
+export async function createOrder(call: Call, customerId: string, items: { productId: string; quantity: number; price?: string }[]): Promise<Order> {
   const answer = await call("/orders", {
     json: { shortId: `ORD-${unique()}`, customerId, currency: "EUR", orderItems: items.map((i) => ({ price: "2.50", ...i })) },
   });
@@ -51,7 +52,7 @@ export async function setOrderStatus(call: Call, orderId: string, status: string
 export async function stockOf(call: Call, productId: string): Promise<{ onHand: number; reserved: number; available: number }> {
   const answer = await call(`/inventory?productId=${productId}`);
   expect(answer.status).toBe(200);
-  const sum = (key: "onHand" | "reserved" | "available") => answer.body.data.reduce((n: number, level: any) => n + level[key], 0);
+  const sum = (key: "onHand" | "reserved" | "available") => answer.body.data.reduce((n: number, level: StockLevel) => n + level[key], 0);
   return { onHand: sum("onHand"), reserved: sum("reserved"), available: sum("available") };
 }
 

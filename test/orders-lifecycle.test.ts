@@ -3,6 +3,7 @@
 // refusal paths. Each operation's events, whichever service wrote them, share one transactionId;
 // a client groups several requests into one operation with X-Transaction-Id.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Shipment } from "@waybill/sdk";
 import { allEvents, client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 /** The events of one operation: everything that carries `transactionId`, in stream order. */
-function ofTransaction(events: any[], transactionId: string) {
+function ofTransaction<E extends { transactionId?: unknown }>(events: E[], transactionId: string): E[] {
   return events.filter((e) => e.transactionId === transactionId);
 }
 
@@ -71,7 +72,7 @@ describe("an order from pending to completed", () => {
     expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
     expect(delivered.body).toMatchObject({ status: "delivered", receivedBy: "Ada Lovelace" });
     expect(delivered.body.deliveredAt).toMatch(/Z$/);
-    expect(delivered.body.timeline.map((t: any) => [t.status, t.location, t.note])).toEqual([
+    expect(delivered.body.timeline.map((t: Shipment["timeline"][number]) => [t.status, t.location, t.note])).toEqual([
       ["pending", null, null],
       ["inTransit", "Hub Leipzig", null],
       ["delivered", null, "left at reception"],

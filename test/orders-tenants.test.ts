@@ -1,6 +1,7 @@
 // Tenant isolation for orders, customers and shipments: another tenant's resources are 404s,
 // never listed, and never referenced.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Order, Problem, Shipment } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 
@@ -8,8 +9,8 @@ let stack: Stack;
 let mine: Call;
 let theirs: Call;
 let customerId: string;
-let order: any;
-let shipment: any;
+let order: Order;
+let shipment: Shipment;
 beforeAll(async () => {
   stack = await startStack();
   mine = client(stack);
@@ -24,7 +25,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function expectNotFound(answer: { status: number; body: any }, code: string) {
+function expectNotFound(answer: { status: number; body: Problem }, code: string) {
   expect(answer.status).toBe(404);
   expect(answer.body.code).toBe(code);
 }

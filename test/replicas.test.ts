@@ -5,6 +5,7 @@
 // every order.created event that exists is still delivered to the hook, and nothing is lost.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventRecord } from "@waybill/sdk";
 import { createCustomer, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
@@ -83,8 +84,8 @@ function via(i: number): Call {
 }
 
 /** Every event of `kind` in the tenant's log, page by page (100 at most per page). */
-async function allEvents(kind: string): Promise<any[]> {
-  const out: any[] = [];
+async function allEvents(kind: string): Promise<EventRecord[]> {
+  const out: EventRecord[] = [];
   let cursor: string | null = null;
   do {
     const answer = await via(0)(`/events?kind=${kind}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
@@ -102,7 +103,10 @@ async function eventsCounted(replica: Replica): Promise<number> {
 
 describe("two replicas of orders, dispatcher and edge", () => {
   it("share the load, and losing one replica of each mid-load loses no event", async () => {
-    receiver = await startReceiver(async () => (await sleep(50), { status: 200 }));
+    receiver = await startReceiver(async () => {
+      await sleep(50);
+      return { status: 200 };
+    });
     const customerId = await createCustomer(via(0));
     const productId = await createStockedProduct(via(0), 0);
     const hook = await via(1)("/hooks", { json: { name: "replicas", url: receiver.url, on: "order.created" } });
@@ -153,7 +157,7 @@ describe("two replicas of orders, dispatcher and edge", () => {
       30_000,
       200,
     );
-    const expected = new Set<string>(events.map((e: any) => e.id));
+    const expected = new Set<string>(events.map((e) => e.id));
     await eventually(
       async () => {
         const got = new Set(receiver.received.map((r) => r.json.id));

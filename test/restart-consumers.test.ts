@@ -61,11 +61,12 @@ afterAll(async () => {
 }, 60_000);
 
 /** Retries `attempt` until it answers one of `ok` (a device or client riding out the outage). */
-async function persist(attempt: () => Promise<{ status: number; body: any }>, ok: number[], what: string): Promise<any> {
+async function persist<T>(attempt: () => Promise<{ status: number; body: T }>, ok: number[], what: string): Promise<T> {
   const deadline = Date.now() + PRODUCER_PATIENCE_MS;
   for (;;) {
-    const answer = await attempt().catch((error: Error) => ({ status: 0, body: error.message }));
-    if (ok.includes(answer.status)) return answer.body;
+    const answer: { status: number; body: T | string } = await attempt().catch((error: Error) => ({ status: 0, body: error.message }));
+    // A failed attempt has status 0, which no `ok` holds: a body returned here is the attempt's own.
+    if (ok.includes(answer.status)) return answer.body as T;
     if (Date.now() > deadline) throw new Error(`${what}: still refused after ${PRODUCER_PATIENCE_MS} ms: ${answer.status} ${JSON.stringify(answer.body)}`);
     await sleep(200);
   }

@@ -23,7 +23,10 @@ beforeAll(async () => {
   nats = await startTestNats();
   system = await startSystem({ natsUrl: nats.url });
   // A receiver that takes a while keeps the dispatcher's lanes queued when the server goes.
-  receiver = await startReceiver(async () => (await sleep(RECEIVER_DELAY_MS), { status: 200 }));
+  receiver = await startReceiver(async () => {
+    await sleep(RECEIVER_DELAY_MS);
+    return { status: 200 };
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // /v1/shipments over HTTP: which orders can ship, tracking numbers, items, the status machine
 // and its timeline, lookups and the exception path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Shipment } from "@waybill/sdk";
 import { allEvents, client, createCustomer, createOrder, createStockedProduct, eventsUntil, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -112,7 +113,7 @@ describe("shipment status", () => {
     const done = await move({ status: "delivered", location: "Berlin" });
     expect(done.status).toBe(200);
     expect(done.body.deliveredAt).toMatch(/Z$/);
-    expect(done.body.timeline.map((t: any) => t.status)).toEqual(["pending", "inTransit", "exception", "inTransit", "delivered"]);
+    expect(done.body.timeline.map((t: Shipment["timeline"][number]) => t.status)).toEqual(["pending", "inTransit", "exception", "inTransit", "delivered"]);
     expect(done.body.timeline[2]).toMatchObject({ location: "Hamburg", note: "address unreadable" });
     for (const status of ["pending", "inTransit", "exception", "delivered"]) expect((await move({ status })).status).toBe(409);
     expect((await call(`/shipments/${shipment.id}/delivery`, { json: {} })).body.code).toBe("invalid_status_transition");
@@ -221,10 +222,10 @@ describe("GET /v1/shipments", () => {
 
     const page1 = await call(`/shipments?orderId=${order.id}&limit=2`);
     expect(page1.status).toBe(200);
-    expect(page1.body.data.map((s: any) => s.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.body.data.map((s: Shipment) => s.id)).toEqual([ids[2], ids[1]]);
     const page2 = await call(`/shipments?orderId=${order.id}&limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body).toEqual({ data: [expect.objectContaining({ id: ids[0], status: "inTransit" })], nextCursor: null });
-    expect((await call(`/shipments?orderId=${order.id}&status=inTransit`)).body.data.map((s: any) => s.id)).toEqual([ids[0]]);
+    expect((await call(`/shipments?orderId=${order.id}&status=inTransit`)).body.data.map((s: Shipment) => s.id)).toEqual([ids[0]]);
     expect((await call(`/shipments?orderId=${order.id}&status=pending`)).body.data).toHaveLength(2);
     expect((await call("/shipments?status=lost")).status).toBe(400);
   });

@@ -110,7 +110,9 @@ describe("npm run validate:deploy", () => {
   it("fails on a compose file that lets the dispatcher start without WEBHOOK_SECRET_KEY", async () => {
     const root = brokenCopy("docker-compose.yml", (t) => t.replace(/WEBHOOK_SECRET_KEY: \$\{WEBHOOK_SECRET_KEY:\?[^}]*\}/, "WEBHOOK_SECRET_KEY:"));
     expect(await validateDeploy({ root })).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the message quotes Compose's ${VAR:-default} and ${VAR:?message} syntax
       "docker-compose.yml: service dispatcher: WEBHOOK_SECRET_KEY is passed through from the shell; give it a default (${WEBHOOK_SECRET_KEY:-…}) or require it (${WEBHOOK_SECRET_KEY:?message})",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the message quotes Compose's ${VAR:?message} syntax
       "docker-compose.yml: service dispatcher: WEBHOOK_SECRET_KEY must be required with ${WEBHOOK_SECRET_KEY:?message} (the service refuses to start without it)",
     ]);
   }, 60_000);
@@ -119,6 +121,7 @@ describe("npm run validate:deploy", () => {
     const root = brokenCopy("docker-compose.yml", (t) =>
       t
         .replace(/ {4}healthcheck:\n {6}test: \["CMD", "wget".*\n( {6}.*\n)+/, "")
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal Compose port mapping with shell-variable defaults, as docker-compose.yml has it
         .replace("${WAYBILL_BIND:-127.0.0.1}:${MQTT_HOST_PORT:-1883}:1883", "1883:1883")
         .replace("restart: unless-stopped\n\n  nats:", "restart: unless-stopped\n    replica_count: 2\n\n  nats:"),
     );

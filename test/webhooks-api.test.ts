@@ -3,6 +3,7 @@
 // encryption of secrets at rest.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Hook, ProblemFieldError } from "@waybill/sdk";
 import { client, secondTenant, type Call } from "./orders-fixtures.js";
 import { request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -49,7 +50,7 @@ describe("POST /v1/hooks", () => {
     expect(read.status).toBe(200);
     expect(Object.keys(read.body).sort()).toEqual([...HOOK_FIELDS].sort());
     const listed = await call("/hooks");
-    expect(listed.body.data.find((h: any) => h.id === answer.body.id)).not.toHaveProperty("secret");
+    expect(listed.body.data.find((h: Hook) => h.id === answer.body.id)).not.toHaveProperty("secret");
   });
 
   it("refuses what is not a hook with 422 and the field at fault", async () => {
@@ -67,7 +68,7 @@ describe("POST /v1/hooks", () => {
       expect(answer.status, JSON.stringify(body)).toBe(422);
       expect(answer.headers.get("content-type")).toContain("application/problem+json");
       expect(answer.body.code).toBe("validation_failed");
-      expect(answer.body.errors.map((e: any) => e.path)).toContain(path);
+      expect(answer.body.errors.map((e: ProblemFieldError) => e.path)).toContain(path);
     }
   });
 
@@ -91,9 +92,9 @@ describe("GET, PUT, DELETE /v1/hooks/{id}", () => {
     const a = await createHook(call, { url: receiver.url, on: "product.created" });
     const b = await createHook(call, { url: receiver.url, on: "product.updated" });
     const first = await call("/hooks?limit=1");
-    expect(first.body.data.map((h: any) => h.id)).toEqual([b.id]);
+    expect(first.body.data.map((h: Hook) => h.id)).toEqual([b.id]);
     const second = await call(`/hooks?limit=1&cursor=${first.body.nextCursor}`);
-    expect(second.body.data.map((h: any) => h.id)).toEqual([a.id]);
+    expect(second.body.data.map((h: Hook) => h.id)).toEqual([a.id]);
     expect((await call("/hooks?limit=0")).status).toBe(400);
     expect((await call("/hooks?cursor=bogus")).status).toBe(400);
   });

@@ -4,6 +4,7 @@
 import { createHmac } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventRecord } from "@waybill/sdk";
 import { createReceiver } from "../services/receiver/example-receiver.js";
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
@@ -51,8 +52,8 @@ const ordersTaken = () => metric(stack.dispatcher.opsPort, /^waybill_dispatcher_
 const droppedFor = (reason: string) => metric(stack.dispatcher.opsPort, new RegExp(`^waybill_webhook_dropped_total\\{[^}]*reason="${reason}"`));
 
 /** The event of `kind` about `orderId` in the tenant's event log (what EVENTS carried). */
-async function loggedEvent(kind: string, orderId: string): Promise<any> {
-  return eventually(async () => (await call(`/events?kind=${kind}&limit=100`)).body.data.find((e: any) => e.orderId === orderId));
+async function loggedEvent(kind: string, orderId: string): Promise<EventRecord> {
+  return eventually(async () => (await call(`/events?kind=${kind}&limit=100`)).body.data.find((e: EventRecord) => "orderId" in e && e.orderId === orderId));
 }
 
 describe("a delivery", () => {
@@ -178,7 +179,10 @@ describe("a paused hook", () => {
    */
   async function hookWithBacklog() {
     const gate = createGate();
-    const target = await receiver(async () => (await gate.passed, { status: 200 }));
+    const target = await receiver(async () => {
+      await gate.passed;
+      return { status: 200 };
+    });
     const hook = await createHook(call, { url: target.url, on: "order.created" });
     const queued: string[] = [];
     const takenBefore = await ordersTaken();
@@ -311,7 +315,7 @@ describe("retries", () => {
       eventId: first.json.id,
     });
     expect(initial.nextAttemptAt).not.toBeNull();
-    const delay = Date.parse(initial.nextAttemptAt) - Date.parse(initial.requestedAt);
+    const delay = Date.parse(initial.nextAttemptAt!) - Date.parse(initial.requestedAt);
     expect(delay).toBeGreaterThanOrEqual(40); // 50 ms − 20 % (the band itself: retry-schedule.test.ts)
     expect(retry).toMatchObject({
       trigger: "retry",
@@ -323,7 +327,7 @@ describe("retries", () => {
       eventId: first.json.id,
     });
     expect(retry.responseHeaders).toMatchObject({ "x-receiver": "r1", "content-type": "text/plain" });
-    expect(Date.parse(retry.requestedAt)).toBeGreaterThanOrEqual(Date.parse(initial.nextAttemptAt) - 250);
+    expect(Date.parse(retry.requestedAt)).toBeGreaterThanOrEqual(Date.parse(initial.nextAttemptAt!) - 250);
 
     const read = (await call(`/hooks/${hook.id}`)).body;
     expect(read).toMatchObject({ successCount: 1, errorCount: 1, lastRunAt: retry.requestedAt });
@@ -344,7 +348,7 @@ describe("retries", () => {
     expect(executions[0].nextAttemptAt).toBeNull();
     // Retry-After (an hour) is honoured only within the step's ±20 % (200 ms at most here): the
     // retries came after the schedule's delays, not an hour later.
-    for (const e of executions.slice(1)) expect(Date.parse(e.nextAttemptAt) - Date.parse(e.requestedAt)).toBeLessThan(60_000);
+    for (const e of executions.slice(1)) expect(Date.parse(e.nextAttemptAt!) - Date.parse(e.requestedAt)).toBeLessThan(60_000);
     // The last attempt is recorded without a next one: nothing more is sent.
     expect(target.received).toHaveLength(4);
     expect((await call(`/hooks/${hook.id}`)).body).toMatchObject({ successCount: 0, errorCount: 4 });

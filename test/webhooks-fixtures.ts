@@ -1,15 +1,13 @@
 // Helpers the webhook tests share: receivers on 127.0.0.1 (node:http, ephemeral ports) that record
 // every request with its raw body, and small API shortcuts for hooks.
 import { expect } from "vitest";
+import type { Execution, ResponseBody } from "@waybill/sdk";
 import type { Call } from "./orders-fixtures.js";
 
 export { startReceiver, type Answer, type ReceivedRequest, type TestReceiver } from "./support/receiver.js";
 
-export interface CreatedHook {
-  id: string;
-  secret: string;
-  [field: string]: any;
-}
+/** POST /v1/hooks answers the hook with its signing secret (shown only then). */
+export type CreatedHook = ResponseBody<"postHooks">;
 
 export async function createHook(call: Call, fields: { url: string; on: string; name?: string }): Promise<CreatedHook> {
   const answer = await call("/hooks", { json: { name: `hook ${fields.on}`, ...fields } });
@@ -23,7 +21,10 @@ export async function setHookStatus(call: Call, id: string, status: "active" | "
   return answer.body;
 }
 
-export async function executionsOf(call: Call, hookId: string): Promise<any[]> {
+/** An execution as API.md gives it: the OpenAPI document's trigger enum still lacks `recover`. */
+export type ExecutionRecord = Omit<Execution, "trigger"> & { trigger: Execution["trigger"] | "recover" };
+
+export async function executionsOf(call: Call, hookId: string): Promise<ExecutionRecord[]> {
   const answer = await call(`/hooks/${hookId}/executions?limit=100`);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body.data;

@@ -102,7 +102,10 @@ describe("a hook whose receiver is slow, with a backlog of hundreds of events", 
   }
 
   it("does not slow another hook: it gets the whole backlog and every later change while the slow hook is still working through it", async () => {
-    const slow = await startReceiver(async () => (await sleep(SLOW_MS), { status: 200 }));
+    const slow = await startReceiver(async () => {
+      await sleep(SLOW_MS);
+      return { status: 200 };
+    });
     const instant = await startReceiver();
     try {
       const slowHook = await createHook(call, { url: slow.url, on: "customer.created" });

@@ -4,6 +4,7 @@
 // subscribed hook at least once; whatever arrives twice is the same event (same id, same body).
 // The rest of the stack runs in-process; the edge finds the new dispatcher on the same gRPC port.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventRecord } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
@@ -64,8 +65,15 @@ describe("killing the dispatcher process mid-delivery", () => {
     // orders come (on a slow machine, 150 ms answers kept up with them: all 30 were in before it).
     let releaseHeld = () => {};
     const held = new Promise<void>((resolve) => (releaseHeld = resolve));
-    const slow = await startReceiver(async () => (await held, await sleep(150), { status: 200 }));
-    const flaky = await startReceiver(async (index) => (await sleep(50), index % 3 === 0 ? { status: 500 } : { status: 200 }));
+    const slow = await startReceiver(async () => {
+      await held;
+      await sleep(150);
+      return { status: 200 };
+    });
+    const flaky = await startReceiver(async (index) => {
+      await sleep(50);
+      return index % 3 === 0 ? { status: 500 } : { status: 200 };
+    });
     receivers.push(slow, flaky);
     // The edge reconnects to the dispatcher process by itself; until then it answers 503.
     const hook = (fields: { url: string; on: string }) =>
@@ -102,7 +110,7 @@ describe("killing the dispatcher process mid-delivery", () => {
       30_000,
       200,
     );
-    const expected = new Set<string>(events.map((e: any) => e.id));
+    const expected = new Set<string>(events.map((e: EventRecord) => e.id));
     for (const receiver of [slow, flaky]) {
       await eventually(async () => ([...expected].every((id) => ids(receiver).has(id)) ? true : undefined), 60_000, 100);
       // Duplicates are allowed (at-least-once), but each is the same event: same id, same body.

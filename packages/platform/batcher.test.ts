@@ -4,7 +4,10 @@ import { createBatcher } from "./batcher.js";
 describe("batcher", () => {
   it("sends one item at once when nothing else is going on", async () => {
     const batches: number[][] = [];
-    const double = createBatcher(async (items: number[]) => (batches.push(items), items.map((i) => i * 2)));
+    const double = createBatcher(async (items: number[]) => {
+      batches.push(items);
+      return items.map((i) => i * 2);
+    });
     expect(await double(1)).toBe(2);
     expect(await double(2)).toBe(4);
     expect(batches).toEqual([[1], [2]]);

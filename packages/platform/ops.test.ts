@@ -75,7 +75,16 @@ describe("createOps readiness", () => {
     try {
       let calls = 0;
       let release = () => {};
-      ops = createOps("svc", { checks: { db: () => (calls++, new Promise<void>((r) => (release = r))) }, intervalMs: 10, timeoutMs: 5 });
+      ops = createOps("svc", {
+        checks: {
+          db: () => {
+            calls++;
+            return new Promise<void>((r) => (release = r));
+          },
+        },
+        intervalMs: 10,
+        timeoutMs: 5,
+      });
       await vi.advanceTimersByTimeAsync(100);
       expect(calls).toBe(1);
       expect((await readyz(ops)).body.checks.db).toMatch(/no answer within 5 ms/);

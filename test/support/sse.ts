@@ -1,13 +1,15 @@
 // A Server-Sent Events reader for tests: opens GET /v1/events/stream with fetch and records
 // every event (with its raw data) and every comment line.
 import { createParser } from "eventsource-parser";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { eventually } from "./http.js";
 
 export interface SseEvent {
   id: string;
   event: string;
   data: string;
-  json: any;
+  /** `data` parsed: the event JSON (API.md, GET /events/stream). */
+  json: EventEnvelope;
 }
 
 export interface SseReader {
