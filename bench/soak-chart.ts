@@ -21,7 +21,8 @@ const TOP = 28;
 const BOTTOM = 26;
 
 const xmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const fixed = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toFixed(3));
+const fixed = (value: number) =>
+  value === 0 ? "0" : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toPrecision(2);
 
 export function renderChart(title: string, panels: Panel[]): string {
   const height = panels.length * PANEL_HEIGHT + 30;

@@ -187,21 +187,28 @@ try {
   };
   const sentReadings = () => readings;
 
-  // Capacity of this machine for the mix, closed loop.
-  const probeEnd = performance.now() + probeSeconds * 1000;
-  let probeUnits = 0;
-  await Promise.all(
-    Array.from({ length: PROBE_CONCURRENCY }, async () => {
-      while (performance.now() < probeEnd) {
-        await unit(false);
-        probeUnits += 1;
-      }
-    }),
-  );
-  const capacity = probeUnits / probeSeconds;
+  // Capacity of this machine for the mix, closed loop, after a warm-up of the same length at most
+  // 5 s (the services' first requests compile their code paths).
+  const closedLoop = async (ms: number) => {
+    const end = performance.now() + ms;
+    const took: number[] = [];
+    await Promise.all(
+      Array.from({ length: PROBE_CONCURRENCY }, async () => {
+        while (performance.now() < end) {
+          const t0 = performance.now();
+          await unit(false);
+          took.push(performance.now() - t0);
+        }
+      }),
+    );
+    return took.sort((a, b) => a - b);
+  };
+  await closedLoop(Math.min(5, probeSeconds) * 1000);
+  const probe = await closedLoop(probeSeconds * 1000);
+  const capacity = probe.length / probeSeconds;
   const rate = Number(process.env.SOAK_RATE ?? capacity / 2);
   log(
-    `soak: ${minutes} min at ${rate.toFixed(1)} units/s (capacity measured ${capacity.toFixed(1)} units/s; a unit = 1 order + 3 status changes + 1 device reading; sample every ${sampleSeconds} s, windows of ${windowMinutes} min); split topology; output in ${outDir}`,
+    `soak: ${minutes} min at ${rate.toFixed(1)} units/s (capacity measured ${capacity.toFixed(1)} units/s, a unit taking ${probe[Math.floor(probe.length / 2)]?.toFixed(0)} ms at the median with ${PROBE_CONCURRENCY} at once; a unit = 1 order + 3 status changes + 1 device reading; sample every ${sampleSeconds} s, windows of ${windowMinutes} min); split topology; output in ${outDir}`,
   );
   const probeErrors = errors;
 
@@ -242,6 +249,7 @@ try {
     "outbox_age_s",
     "consumer_pending",
     "consumer_ack_pending",
+    "deliveries_ack_pending",
     "pg_tables_mb",
     "pg_indexes_mb",
     "units_per_s",
@@ -267,7 +275,7 @@ try {
     rows.push(row);
     const at = (name: string) => row[header.indexOf(name)];
     log(
-      `t=${row[0].toFixed(1)} min  rss MB ${services.map((s) => `${s} ${at(`${s}_rss_mb`).toFixed(0)}`).join(", ")}  create p99 ${at("create_p99_ms").toFixed(1)} ms  receipt p99 ${at("receipt_p99_ms").toFixed(0)} ms  outbox ${at("outbox_age_s").toFixed(1)} s  ack pending ${at("consumer_ack_pending")}  pg ${at("pg_tables_mb").toFixed(1)}+${at("pg_indexes_mb").toFixed(1)} MB  ${at("units_per_s").toFixed(1)} units/s  errors ${at("errors")}`,
+      `t=${row[0].toFixed(1)} min  rss MB ${services.map((s) => `${s} ${at(`${s}_rss_mb`).toFixed(0)}`).join(", ")}  create p99 ${at("create_p99_ms").toFixed(1)} ms  receipt p99 ${at("receipt_p99_ms").toFixed(0)} ms  outbox ${at("outbox_age_s").toFixed(1)} s  ack pending ${at("consumer_ack_pending")} (+${at("deliveries_ack_pending")} in DELIVERIES)  pg ${at("pg_tables_mb").toFixed(1)}+${at("pg_indexes_mb").toFixed(1)} MB  ${at("units_per_s").toFixed(1)} units/s  errors ${at("errors")}`,
     );
   };
   while (Date.now() < endsAt) {
@@ -307,7 +315,15 @@ try {
     { title: "Order creation", unit: "ms", series: [series("create_p50_ms", "p50"), series("create_p99_ms", "p99")] },
     { title: "Event → receipt", unit: "ms", series: [series("receipt_p50_ms", "p50"), series("receipt_p99_ms", "p99")] },
     { title: "Oldest unpublished outbox row", unit: "s", series: [series("outbox_age_s", "outbox age")] },
-    { title: "Consumers", unit: "messages", series: [series("consumer_pending", "pending"), series("consumer_ack_pending", "ack pending")] },
+    {
+      title: "Consumers",
+      unit: "messages",
+      series: [
+        series("consumer_pending", "pending"),
+        series("consumer_ack_pending", "ack pending"),
+        series("deliveries_ack_pending", "DELIVERIES ack pending"),
+      ],
+    },
     { title: "PostgreSQL", unit: "MB", series: [series("pg_tables_mb", "tables"), series("pg_indexes_mb", "indexes")] },
   ];
   await writeFile(path.join(outDir, "soak.svg"), renderChart(`Waybill soak: ${minutes} min at ${rate.toFixed(1)} units/s (split topology)`, panels));
@@ -364,7 +380,7 @@ async function heapMb(opsPort: number | undefined): Promise<number> {
   if (!opsPort) return Number.NaN;
   try {
     const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
-    return Number(text.match(/^nodejs_heap_size_used_bytes\s+(\S+)/m)?.[1]) / 1024 / 1024;
+    return Number(text.match(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})?\s+(\S+)/m)?.[1]) / 1024 / 1024;
   } catch {
     return Number.NaN;
   }
@@ -379,19 +395,25 @@ async function outboxAgeSeconds(): Promise<number> {
   return ages[0].age ?? 0;
 }
 
-/** [pending, ack pending] summed over the run's consumers. */
-async function consumerBacklog(): Promise<[number, number]> {
+/**
+ * [pending, ack pending, ack pending of DELIVERIES] over the run's consumers. DELIVERIES is apart:
+ * its unacknowledged messages include every delivery waiting for its next retry (the failing
+ * hook's, 5 min and more apart), which grow through the run by design.
+ */
+async function consumerBacklog(): Promise<[number, number, number]> {
   let pending = 0;
   let ackPending = 0;
+  let deliveriesAckPending = 0;
   for await (const stream of jsm.streams.names()) {
     if (!stream.startsWith(env.streamPrefix)) continue;
     for await (const consumer of jsm.consumers.list(stream)) {
       if (!consumer) continue;
       pending += consumer.num_pending;
-      ackPending += consumer.num_ack_pending;
+      if (stream === env.topology.deliveriesStream) deliveriesAckPending += consumer.num_ack_pending;
+      else ackPending += consumer.num_ack_pending;
     }
   }
-  return [pending, ackPending];
+  return [pending, ackPending, deliveriesAckPending];
 }
 
 /** [tables, indexes] of the run's database in MB (the services' schemas). */

@@ -37,9 +37,17 @@ export interface FaultyServer extends RestartableServer {
   latencyBy: "netem" | "relay";
 }
 
-/** Whether this machine can run the network faults (root, ip, iptables). */
+/** Whether this machine can run the network faults: root, ip and iptables, and a namespace can be made (a container may forbid it). */
 export function networkFaultsAvailable(): boolean {
-  return process.getuid?.() === 0 && onPath("ip") !== undefined && iptablesCommand() !== undefined;
+  if (process.getuid?.() !== 0 || onPath("ip") === undefined || iptablesCommand() === undefined) return false;
+  const probe = `${NS_PREFIX}${process.pid}-probe`;
+  try {
+    execFileSync("ip", ["netns", "add", probe], { stdio: "ignore" });
+    execFileSync("ip", ["netns", "del", probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function onPath(name: string, extra: string[] = []): string | undefined {
