@@ -257,7 +257,7 @@ try {
   ];
   const rows: number[][] = [];
   let lastSampleAt = startedAt;
-  let lastCreated = 0;
+  let lastCreated = created.size; // the probe's orders are not the soak's rate
   const sample = async () => {
     const now = Date.now();
     const row: number[] = [(now - startedAt) / 60_000];
