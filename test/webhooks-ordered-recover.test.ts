@@ -9,7 +9,7 @@ import { createHook, executionsOf, LOOPBACK_RECEIVERS, sleep, startReceiver, typ
 
 const STATUSES = ["ready", "inProgress", "completed"];
 /** The one retry of a failed delivery comes this long after it: well after the recovery. */
-const RETRY_AFTER_MS = 15_000;
+const RETRY_AFTER_MS = 20_000;
 
 interface Seen {
   orderId: string;
