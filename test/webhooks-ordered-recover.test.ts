@@ -123,4 +123,25 @@ describe("a perEntity hook after an outage", () => {
     await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
     expect(succeededOf(orderId)).toEqual([...STATUSES, "ready"]);
   }, 90_000);
+  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
+    expect(hook.ordering).toBe("none");
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 10);
+    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
+    downUntil = Date.now() + 60_000;
+    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
+    await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+    downUntil = 0;
+
+    // ready waits for its retry (RETRY_AFTER_MS away); unordered, inProgress would overtake it.
+    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
+    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
+    expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
+    // The retry ready was waiting for finds its place taken and is not sent.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+    expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+  }, 90_000);
 });

@@ -32,6 +32,8 @@ export interface DeliveryState {
    * copy), or replaced there by a recovery's or a manual retry's delivery of its event.
    */
   queued: boolean;
+  /** An unordered fan-out whose place was taken by a copy in its entity's queue when ordering was turned on. */
+  movedToQueue: boolean;
 }
 
 interface StateRow {
@@ -45,20 +47,24 @@ interface StateRow {
   last_next_attempt_at: Date | null;
   event_delivered: boolean;
   queued: boolean;
+  moved_to_queue: boolean;
 }
 
 /** The states of many deliveries (see deliveryStatesRead), one row per delivery whose hook exists. */
-// The two checks run only for the deliveries that need them (a gating condition on d's columns).
+// The checks past the last attempt run only for the deliveries that need them (a gating condition
+// on d's and h's columns): on an unordered hook's first attempts they cost nothing.
 const DELIVERY_STATES_SQL = `SELECT d.n, h.url, h.status, h.secret_sealed, h.active_since,
             e.attempt AS last_attempt, e.outcome AS last_outcome, e.next_attempt_at AS last_next_attempt_at,
-            s.ok IS NOT NULL AS event_delivered, (NOT d.ordered OR q.ok IS NOT NULL) AS queued
+            s.ok IS NOT NULL AS event_delivered, (NOT d.ordered OR q.ok IS NOT NULL) AS queued, m.ok IS NOT NULL AS moved_to_queue
        FROM jsonb_to_recordset($1::jsonb) AS d(n int, tenant_id text, hook_id text, delivery_id text, event_id text, by_event boolean, ordered boolean)
        JOIN hooks h ON h.tenant_id = d.tenant_id AND h.id = d.hook_id
        LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
                            WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
        LEFT JOIN LATERAL (SELECT true AS ok FROM executions x
                            WHERE d.by_event AND x.hook_id = d.hook_id AND x.event_id = d.event_id AND x.outcome = 'succeeded' LIMIT 1) s ON true
-       LEFT JOIN LATERAL (SELECT true AS ok FROM ordered_deliveries o WHERE d.ordered AND o.delivery_id = d.delivery_id) q ON true`;
+       LEFT JOIN LATERAL (SELECT true AS ok FROM ordered_deliveries o WHERE d.ordered AND o.delivery_id = d.delivery_id) q ON true
+       LEFT JOIN LATERAL (SELECT true AS ok FROM ordered_deliveries o
+                           WHERE h.ordering = 'perEntity' AND d.by_event AND NOT d.ordered AND o.delivery_id = d.delivery_id || ':ordered') m ON true`;
 
 /**
  * The read of `keys`' states, to run under their hooks' signing locks (withSigningLocks) until the
@@ -96,6 +102,7 @@ export function deliveryStatesFromRows(rows: unknown[], count: number): (Deliver
       lastNextAttemptAt: row.last_next_attempt_at,
       eventDelivered: row.event_delivered,
       queued: row.queued,
+      movedToQueue: row.moved_to_queue,
     };
   }
   return states;

@@ -22,7 +22,10 @@ export const DUE_TOLERANCE_MS = 250;
 export const OPENED_SECRETS_MAX = 10_000;
 
 export type AttemptOutcome =
-  | { kind: "dropped"; reason: "hook gone" | "hook paused" | "before resume" | "already delivered" | "attempts exhausted" | "left its queue" }
+  | {
+      kind: "dropped";
+      reason: "hook gone" | "hook paused" | "before resume" | "already delivered" | "attempts exhausted" | "left its queue" | "moved to its queue";
+    }
   | { kind: "notYet"; delayMs: number }
   | { kind: "aborted" }
   | { kind: "attempted"; execution: Execution; retryInMs: number | null; receiverFault: boolean };
@@ -101,6 +104,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     // A per-entity delivery whose queue no longer holds it was finished, or replaced by a
     // recovery's or manual retry's delivery of its event, which is sent in its turn instead.
     if (!state.queued) return { kind: "skip", outcome: { kind: "dropped", reason: "left its queue" } };
+    // Ordering was turned on while it waited for a retry: a copy in its entity's queue goes instead.
+    if (state.movedToQueue) return { kind: "skip", outcome: { kind: "dropped", reason: "moved to its queue" } };
     // Another delivery of the event (a recovery, a manual retry, the fan-out) reached the hook.
     if (state.eventDelivered) return { kind: "skip", outcome: { kind: "dropped", reason: "already delivered" } };
     if (state.lastAttempt !== null) {
