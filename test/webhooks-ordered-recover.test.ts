@@ -102,7 +102,8 @@ describe("a perEntity hook after an outage", () => {
     const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
     expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
     await eventually(async () => (succeededOf(orderId).length === 1 ? true : undefined), 15_000);
-    const readyExecution = (await executionsOf(call, hook.id)).find((e) => e.outcome === "succeeded");
+    // Recorded just after the receiver answered: wait for it.
+    const readyExecution = await eventually(async () => (await executionsOf(call, hook.id)).find((e) => e.outcome === "succeeded"), 15_000);
 
     // inProgress fails and waits for its retry; completed waits behind it.
     downUntil = Date.now() + 60_000;

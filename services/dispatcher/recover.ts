@@ -56,9 +56,14 @@ export async function recoverHook(
     if (!locked[0].ok) throw new ConflictError("recovery_in_progress", `A recovery of hook ${hookId} is running; try again when it has finished.`);
     let queued = 0;
     let after = "";
-    while (queued < RECOVER_MAX_EVENTS) {
-      const page = await unsucceededEvents(client, tenantId, hookId, hook.on_kind, since, until, after, Math.min(RECOVER_PAGE, RECOVER_MAX_EVENTS - queued));
-      if (page.length === 0) return { queued, truncated: false };
+    let truncated = false;
+    // A per-entity hook's deliveries join their queues in one statement at the end: its queue
+    // locks are then taken in one sorted order, as the fan-out takes them (page by page, a later
+    // page's locks could be taken after a fan-out took them in the other order: a deadlock).
+    const ordered: DeliveryMessage[] = [];
+    for (;;) {
+      const limit = Math.min(RECOVER_PAGE, RECOVER_MAX_EVENTS - queued);
+      const page = await unsucceededEvents(client, tenantId, hookId, hook.on_kind, since, until, after, limit);
       const deliveries: DeliveryMessage[] = page.map((event) => ({
         deliveryId: recoverDeliveryId(event.id, hookId),
         tenantId,
@@ -70,13 +75,19 @@ export async function recoverHook(
         eventJson: event.event,
         ...(hook.ordering === "perEntity" ? orderedByEntity(event.event, event.stream_seq) : {}),
       }));
-      await queueDeliveries(client, deps.topology, await sendableNow(client, deliveries), currentTransactionId());
+      if (hook.ordering === "perEntity") ordered.push(...deliveries);
+      else if (deliveries.length > 0) await queueDeliveries(client, deps.topology, deliveries, currentTransactionId());
       queued += page.length;
+      if (page.length < limit) break;
       after = page[page.length - 1].id;
-      if (page.length < RECOVER_PAGE) return { queued, truncated: false };
+      if (queued >= RECOVER_MAX_EVENTS) {
+        truncated = (await unsucceededEvents(client, tenantId, hookId, hook.on_kind, since, until, after, 1)).length > 0;
+        break;
+      }
     }
-    const more = await unsucceededEvents(client, tenantId, hookId, hook.on_kind, since, until, after, 1);
-    return { queued, truncated: more.length > 0 };
+    const heads = await sendableNow(client, ordered);
+    if (heads.length > 0) await queueDeliveries(client, deps.topology, heads, currentTransactionId());
+    return { queued, truncated };
   });
 }
 
