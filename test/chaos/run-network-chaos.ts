@@ -163,6 +163,9 @@ export async function runNetworkChaos(options: NetworkChaosOptions): Promise<Net
       totalMs: Date.now() - started,
     };
   } finally {
+    // A run that failed mid-fault heals the links first, or the cleanup would wait on them.
+    await nats.fault(undefined).catch(() => {});
+    await postgres.fault(undefined).catch(() => {});
     await receiver.close();
     await topology.stop(); // stops the namespaced servers and deletes their namespaces too
   }
