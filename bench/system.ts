@@ -39,10 +39,11 @@ const SERVICES_WITH_OPS_PORT = ["identity", "inventory", "orders", "dispatcher",
 async function startSplit(common: Record<string, string>): Promise<RunningSystem> {
   // Every port at once, so all are distinct: asked for one by one, or while services start, the
   // OS can hand out the same port twice (seen: EADDRINUSE on the gateway's gRPC port).
-  const allocated = await freePorts(7 + SERVICES_WITH_OPS_PORT.length);
+  const allocated = await freePorts(8 + SERVICES_WITH_OPS_PORT.length);
   const [identity, orders, inventory, dispatcher, devices, mqtt, http] = allocated;
   const ports = { identity, orders, inventory, dispatcher, devices, mqtt, http };
   const opsPorts = new Map(SERVICES_WITH_OPS_PORT.map((service, i) => [service, allocated[7 + i]]));
+  const edgeOpsPort = allocated[7 + SERVICES_WITH_OPS_PORT.length];
   const urls = {
     IDENTITY_GRPC_URL: `127.0.0.1:${ports.identity}`,
     ORDERS_GRPC_URL: `127.0.0.1:${ports.orders}`,
@@ -81,7 +82,7 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
       start("dispatcher", { GRPC_PORT: String(ports.dispatcher) }),
       start("mqtt-gateway", { GRPC_PORT: String(ports.devices), MQTT_PORT: String(ports.mqtt) }),
     ]);
-    await start("edge", { HTTP_PORT: String(ports.http), OPS_PORT: "0" }); // its ops port is not read here
+    await start("edge", { HTTP_PORT: String(ports.http), OPS_PORT: String(edgeOpsPort) });
   } catch (error) {
     await stopAll(children, "SIGTERM");
     throw error;
@@ -90,7 +91,7 @@ async function startSplit(common: Record<string, string>): Promise<RunningSystem
     baseUrl: `http://127.0.0.1:${ports.http}`,
     mqttUrl: `mqtt://127.0.0.1:${ports.mqtt}`,
     pids,
-    opsPorts: Object.fromEntries(opsPorts),
+    opsPorts: { ...Object.fromEntries(opsPorts), edge: edgeOpsPort },
     stop: () => stopAll(children, "SIGTERM"),
   };
 }

@@ -23,7 +23,10 @@ export const DUE_TOLERANCE_MS = 250;
 export const OPENED_SECRETS_MAX = 10_000;
 
 export type AttemptOutcome =
-  | { kind: "dropped"; reason: "hook gone" | "hook paused" | "before resume" | "already delivered" | "attempts exhausted" }
+  | {
+      kind: "dropped";
+      reason: "hook gone" | "hook paused" | "before resume" | "already delivered" | "attempts exhausted" | "left its queue" | "moved to its queue";
+    }
   | { kind: "notYet"; delayMs: number }
   | { kind: "aborted" }
   | { kind: "attempted"; execution: Execution; retryInMs: number | null; receiverFault: boolean };
@@ -99,6 +102,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     // Queued before the hook was paused (and resumed since): it receives only events from its resume on.
     if (delivery.trigger === "event" && occurredBefore(delivery, state.activeSince))
       return { kind: "skip", outcome: { kind: "dropped", reason: "before resume" } };
+    // A per-entity delivery whose queue no longer holds it was finished, or replaced by a
+    // recovery's or manual retry's delivery of its event, which is sent in its turn instead.
+    if (!state.queued) return { kind: "skip", outcome: { kind: "dropped", reason: "left its queue" } };
+    // Ordering was turned on while it waited for a retry: a copy in its entity's queue goes instead.
+    if (state.movedToQueue) return { kind: "skip", outcome: { kind: "dropped", reason: "moved to its queue" } };
+    // Another delivery of the event (a recovery, a manual retry, the fan-out) reached the hook.
+    if (state.eventDelivered) return { kind: "skip", outcome: { kind: "dropped", reason: "already delivered" } };
     if (state.lastAttempt !== null) {
       // Seen before: a redelivery after a crash, or the retry the last attempt asked for.
       if (state.lastOutcome === "succeeded") return { kind: "skip", outcome: { kind: "dropped", reason: "already delivered" } };

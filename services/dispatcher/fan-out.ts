@@ -30,10 +30,10 @@ const RECORD_EVENTS = preparedStatement(
   "dispatcher_record_events",
   `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time text, transaction_id text, raw text)
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, stream_seq bigint, raw text)
      ), logged AS (
-       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, event)
-       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, raw::jsonb FROM input
+       INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, stream_seq, event)
+       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      )
      SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered
@@ -55,12 +55,13 @@ const RECORD_EVENTS = preparedStatement(
  * whose deliveries were cut short then would reach none of its hooks. One statement for many events.
  */
 export async function recordEvents(db: Queryable, events: IncomingEvent[]): Promise<RecordedEvent[]> {
-  const input = events.map(({ tenantId, event, eventJson }) => ({
+  const input = events.map(({ tenantId, event, eventJson, streamSeq }) => ({
     id: event.id,
     tenant_id: tenantId,
     kind: event.kind,
     time: event.time,
     transaction_id: event.transactionId,
+    stream_seq: streamSeq,
     raw: eventJson,
   }));
   const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[]; ordered: boolean[] }>(RECORD_EVENTS([JSON.stringify(input)]));

@@ -11,6 +11,7 @@ import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js
 import type { HookUrlCheck } from "./hook-address.js";
 import { checkHookFields, type HookOrdering, type HookStatus } from "@waybill/contracts/limits/hooks.js";
 import { releaseOrderedDeliveries } from "./ordered-deliveries.js";
+import { orderPendingRetries } from "./ordered-redelivery.js";
 import { queueDeliveries } from "./fan-out.js";
 import { currentTransactionId } from "@waybill/platform/context.js";
 import type { Topology } from "@waybill/platform/nats.js";
@@ -169,7 +170,8 @@ export interface HookChanges {
 /**
  * Applies the fields present; a paused hook gets nothing queued until it is active again. Resuming
  * moves `active_since` to now: deliveries of earlier events still queued are dropped on arrival.
- * Turning per-entity ordering off releases what waits in the hook's entity queues, unordered.
+ * Turning per-entity ordering off releases what waits in the hook's entity queues, unordered;
+ * turning it on moves the deliveries waiting for a retry into their entities' queues.
  */
 export async function updateHook(
   deps: { pool: Pool; topology: Topology; checkUrl?: HookUrlCheck },
@@ -183,6 +185,7 @@ export async function updateHook(
   return withTransaction(deps.pool, async (db) => {
     const hook = await applyHookChanges(db, tenantId, id, changes);
     if (changes.ordering === "none") await queueDeliveries(db, deps.topology, await releaseOrderedDeliveries(db, id), currentTransactionId());
+    else if (changes.ordering === "perEntity") await queueDeliveries(db, deps.topology, await orderPendingRetries(db, id), currentTransactionId());
     return hook;
   });
 }

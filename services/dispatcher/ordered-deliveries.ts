@@ -29,46 +29,66 @@ async function lockQueues(db: PoolClient, keys: { hookId: string; entity: string
  */
 export async function enqueueOrdered(pool: Pool, deliveries: OrderedDelivery[]): Promise<Set<string>> {
   if (deliveries.length === 0) return new Set();
-  return withTransaction(pool, async (db) => {
-    await lockQueues(
-      db,
-      deliveries.map((d) => ({ hookId: d.hookId, entity: d.entity })),
-    );
-    const { rows } = await db.query<{ delivery_id: string }>(
-      `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(hook_id text, entity text, event_time timestamptz, stream_seq bigint, delivery_id text, delivery text)
-       ), queued AS (
-         INSERT INTO ordered_deliveries (hook_id, entity, event_time, stream_seq, delivery_id, delivery)
-         SELECT hook_id, entity, event_time, stream_seq, delivery_id, delivery FROM input
-         ON CONFLICT DO NOTHING
-       )
-       SELECT i.delivery_id FROM input i
-        WHERE NOT EXISTS (SELECT 1 FROM ordered_deliveries o
-                           WHERE o.hook_id = i.hook_id AND o.entity = i.entity AND (o.event_time, o.stream_seq) < (i.event_time, i.stream_seq))`,
-      [
-        JSON.stringify(
-          deliveries.map((d) => ({
-            hook_id: d.hookId,
-            entity: d.entity,
-            event_time: d.eventTime,
-            stream_seq: d.streamSeq,
-            delivery_id: d.deliveryId,
-            delivery: JSON.stringify(d),
-          })),
-        ),
-      ],
-    );
-    // The statement's snapshot does not see its own inserts: an input row is the head when
-    // nothing stored earlier precedes it and no earlier input row of the same queue does.
-    const heads = new Set(rows.map((r) => r.delivery_id));
-    const first = new Map<string, OrderedDelivery>();
-    for (const d of deliveries) {
-      const key = `${d.hookId}\u0000${d.entity}`;
-      const seen = first.get(key);
-      if (!seen || before(d, seen)) first.set(key, d);
-    }
-    return new Set(deliveries.filter((d) => heads.has(d.deliveryId) && first.get(`${d.hookId}\u0000${d.entity}`) === d).map((d) => d.deliveryId));
-  });
+  return withTransaction(pool, (db) => joinQueues(db, deliveries, "keep"));
+}
+
+/**
+ * A recovery's or a manual retry's deliveries join their entities' queues (in the caller's
+ * transaction), each at the place its event occurred. An event already waiting in its queue (its
+ * fan-out delivery waiting, or at the head until its next retry) is replaced by the new delivery,
+ * so it is sent once, in its turn, and a head waiting for a retry goes now. Answers the deliveries
+ * now at the head of their queue, which the caller sends; the head's finish sends the others.
+ */
+export async function joinOrderedQueues(db: PoolClient, deliveries: OrderedDelivery[]): Promise<OrderedDelivery[]> {
+  if (deliveries.length === 0) return [];
+  const heads = await joinQueues(db, deliveries, "replace");
+  return deliveries.filter((d) => heads.has(d.deliveryId));
+}
+
+/** `keep`: a delivery of an event already queued stays; `replace`: the new one takes its place. */
+async function joinQueues(db: PoolClient, deliveries: OrderedDelivery[], conflict: "keep" | "replace"): Promise<Set<string>> {
+  await lockQueues(
+    db,
+    deliveries.map((d) => ({ hookId: d.hookId, entity: d.entity })),
+  );
+  const { rows } = await db.query<{ delivery_id: string }>(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(hook_id text, entity text, event_time timestamptz, stream_seq bigint, delivery_id text, delivery text)
+     ), queued AS (
+       INSERT INTO ordered_deliveries (hook_id, entity, event_time, stream_seq, delivery_id, delivery)
+       SELECT hook_id, entity, event_time, stream_seq, delivery_id, delivery FROM input
+       ${
+         conflict === "keep"
+           ? "ON CONFLICT DO NOTHING"
+           : "ON CONFLICT (hook_id, entity, event_time, stream_seq) DO UPDATE SET delivery_id = EXCLUDED.delivery_id, delivery = EXCLUDED.delivery"
+       }
+     )
+     SELECT i.delivery_id FROM input i
+      WHERE NOT EXISTS (SELECT 1 FROM ordered_deliveries o
+                         WHERE o.hook_id = i.hook_id AND o.entity = i.entity AND (o.event_time, o.stream_seq) < (i.event_time, i.stream_seq))`,
+    [
+      JSON.stringify(
+        deliveries.map((d) => ({
+          hook_id: d.hookId,
+          entity: d.entity,
+          event_time: d.eventTime,
+          stream_seq: d.streamSeq,
+          delivery_id: d.deliveryId,
+          delivery: JSON.stringify(d),
+        })),
+      ),
+    ],
+  );
+  // The statement's snapshot does not see its own inserts: an input row is the head when
+  // nothing stored earlier precedes it and no earlier input row of the same queue does.
+  const heads = new Set(rows.map((r) => r.delivery_id));
+  const first = new Map<string, OrderedDelivery>();
+  for (const d of deliveries) {
+    const key = `${d.hookId}\u0000${d.entity}`;
+    const seen = first.get(key);
+    if (!seen || before(d, seen)) first.set(key, d);
+  }
+  return new Set(deliveries.filter((d) => heads.has(d.deliveryId) && first.get(`${d.hookId}\u0000${d.entity}`) === d).map((d) => d.deliveryId));
 }
 
 const before = (a: OrderedDelivery, b: OrderedDelivery) => {

@@ -1,15 +1,18 @@
 // POST /hooks/{id}/executions/{executionId}/retry: the execution's event is queued for one more
 // delivery to its hook now (trigger "manual", a single attempt). It goes through DELIVERIES
-// like every delivery, so the answer (202) means it is stored and will be sent.
+// like every delivery, so the answer (202) means it is stored and will be sent. On a `perEntity`
+// hook it joins its entity's queue at the place its event occurred (ordered-redelivery.ts): sent
+// now when nothing earlier about the entity waits, after what does otherwise.
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool } from "@waybill/platform/db.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
-import { manualDeliveryId } from "./delivery-message.js";
+import { manualDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 import { getExecution } from "./executions.js";
 import { queueDeliveries } from "./fan-out.js";
 import { hookPaused, loadHookRow } from "./hooks.js";
+import { orderedByEntity, sendableNow } from "./ordered-redelivery.js";
 
 export interface RedeliveryDeps {
   pool: Pool;
@@ -21,31 +24,26 @@ export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hoo
   if (hook.status !== "active") throw hookPaused(hookId);
   const execution = await getExecution(deps.pool, tenantId, hookId, executionId);
   // Events from EVENTS are in the event log; webhook.test events in test_events.
-  const { rows } = await deps.pool.query<{ event: string }>(
-    `SELECT event::text AS event FROM event_log WHERE tenant_id = $1 AND id = $2
+  const { rows } = await deps.pool.query<{ event: string; time: string | null; stream_seq: string | null }>(
+    `SELECT event::text AS event, to_json(time) #>> '{}' AS time, stream_seq FROM event_log WHERE tenant_id = $1 AND id = $2
      UNION ALL
-     SELECT event::text FROM test_events WHERE tenant_id = $1 AND id = $2 AND hook_id = $3
+     SELECT event::text, NULL, NULL FROM test_events WHERE tenant_id = $1 AND id = $2 AND hook_id = $3
      LIMIT 1`,
     [tenantId, execution.eventId, hookId],
   );
   if (rows.length === 0) throw appError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
-  await withTransaction(deps.pool, (client) =>
-    queueDeliveries(
-      client,
-      deps.topology,
-      [
-        {
-          deliveryId: manualDeliveryId(execution.eventId, hookId),
-          tenantId,
-          hookId,
-          trigger: "manual",
-          eventId: execution.eventId,
-          eventKind: execution.eventKind,
-          eventJson: rows[0].event,
-        },
-      ],
-      currentTransactionId(),
-    ),
-  );
+  const [logged] = rows;
+  const delivery: DeliveryMessage = {
+    deliveryId: manualDeliveryId(execution.eventId, hookId),
+    tenantId,
+    hookId,
+    trigger: "manual",
+    eventId: execution.eventId,
+    eventKind: execution.eventKind,
+    eventJson: logged.event,
+    ...(logged.time !== null ? { eventTime: logged.time } : {}),
+    ...(hook.ordering === "perEntity" && logged.time !== null ? orderedByEntity(logged.event, logged.stream_seq) : {}),
+  };
+  await withTransaction(deps.pool, async (client) => queueDeliveries(client, deps.topology, await sendableNow(client, [delivery]), currentTransactionId()));
   return { eventId: execution.eventId };
 }

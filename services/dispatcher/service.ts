@@ -58,7 +58,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const attemptSeconds = new Histogram({ name: "waybill_webhook_attempt_duration_seconds", help: "Duration of delivery attempts", registers });
     const dropped = new Counter({
       name: "waybill_webhook_dropped_total",
-      help: "Deliveries settled without an attempt: hook paused, hook gone, event before the hook's resume, already delivered, attempts exhausted",
+      help: "Deliveries settled without an attempt: hook paused, hook gone, event before the hook's resume, already delivered, attempts exhausted, left its per-entity queue",
       labelNames: ["reason"],
       registers,
     });

@@ -14,9 +14,17 @@ export interface Change {
   at: number;
 }
 
+/** One API request of the load: when it began, how long until its answer, the status (null: none). */
+export interface TimedRequest {
+  at: number;
+  ms: number;
+  status: number | null;
+}
+
 export interface LoadHandle {
   productId: string;
   changes: Change[];
+  requests: TimedRequest[];
   /** Requests answered neither 2xx nor a refusal (connection refused or reset, 5xx while a service restarts). */
   unanswered: number;
   refused: Map<string, number>;
@@ -30,6 +38,8 @@ export interface LoadOptions {
   mqttPort: number;
   /** Pause between one client's requests. */
   paceMs?: number;
+  /** A request without an answer this long is given up (counted unanswered, its time kept). */
+  requestTimeoutMs?: number;
   deviceId?: string;
 }
 
@@ -37,7 +47,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startLoad(options: LoadOptions): Promise<LoadHandle> {
   const paceMs = options.paceMs ?? 25;
-  const call = (path: string, json?: unknown) => request(`${options.baseUrl}${path}`, { token: options.token, json });
+  const timeoutMs = options.requestTimeoutMs ?? 60_000;
+  const requests: TimedRequest[] = [];
+  const call = async (path: string, json?: unknown) => {
+    const at = Date.now();
+    try {
+      const answer = await request(`${options.baseUrl}${path}`, { token: options.token, json, signal: AbortSignal.timeout(timeoutMs) });
+      requests.push({ at, ms: Date.now() - at, status: answer.status });
+      return answer;
+    } catch (error) {
+      requests.push({ at, ms: Date.now() - at, status: null });
+      throw error;
+    }
+  };
   const product = await call("/products", { sku: `CHAOS-${randomBytes(4).toString("hex")}`, name: "Chaos product" });
   const customer = await call("/customers", { name: "Chaos customer" });
   if (product.status !== 201 || customer.status !== 201) throw new Error(`load setup failed: ${product.status} ${customer.status}`);
@@ -46,7 +68,7 @@ export async function startLoad(options: LoadOptions): Promise<LoadHandle> {
   // Enough stock that reservations never run out during the run.
   await call("/inventory/adjustments", { productId, delta: 1_000_000, reason: "chaos initial stock" });
 
-  const handle: LoadHandle = { productId, changes: [], unanswered: 0, refused: new Map(), stop: async () => {} };
+  const handle: LoadHandle = { productId, changes: [], requests, unanswered: 0, refused: new Map(), stop: async () => {} };
   let stopping = false;
   const refusal = (status: number, code?: string) => {
     const key = `${status} ${code ?? ""}`.trim();

@@ -30,6 +30,8 @@ export interface Topology {
 export interface TopologyOptions {
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /** Servers started by the caller (e.g. behind a faulty link), stopped with the topology; private ones otherwise. */
+  servers?: { nats: RestartableServer; postgres: RestartableServer };
 }
 
 const isReady = (port: number) =>
@@ -39,8 +41,8 @@ const isReady = (port: number) =>
   );
 
 export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
-  const nats = await startTestNats();
-  const postgres = await startTestPostgres();
+  const nats = options.servers?.nats ?? (await startTestNats());
+  const postgres = options.servers?.postgres ?? (await startTestPostgres());
   const env = await createTestEnvironment({ databaseUrl: postgres.url, natsUrl: nats.url });
   const token = `api-${randomBytes(32).toString("base64url")}`;
   const [httpPort, mqttPort, ...ports] = await freePorts(2 + SERVICES.length * 2);

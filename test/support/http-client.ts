@@ -10,7 +10,7 @@ export interface Answer<T = any> {
 // biome-ignore lint/suspicious/noExplicitAny: the same loose default as Answer
 export async function request<T = any>(
   url: string,
-  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -19,7 +19,7 @@ export async function request<T = any>(
     body = JSON.stringify(init.json);
     headers["content-type"] ??= "application/json";
   }
-  const response = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+  const response = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body, signal: init.signal });
   const text = await response.text();
   let parsed: unknown = text;
   try {

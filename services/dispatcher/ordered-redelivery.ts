@@ -1,0 +1,79 @@
+// Recover and manual retry on a `perEntity` hook: the event goes back into its entity's queue at
+// the place it occurred, instead of being sent at once beside the queue (a receiver that asked for
+// order would otherwise get `completed` before `inProgress` after an outage). Events about no
+// entity, and events logged before their position in EVENTS was kept, are sent at once as before.
+// Turning ordering on moves the deliveries waiting for a retry into their queues likewise.
+import type { PoolClient } from "@waybill/platform/db.js";
+import { derivedId } from "@waybill/platform/ids.js";
+import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
+import { entityOf } from "@waybill/contracts/events/entity.js";
+import type { DeliveryMessage } from "./delivery-message.js";
+import { isOrdered, joinOrderedQueues } from "./ordered-deliveries.js";
+
+/** The queue fields of a redelivery of `eventJson` on a per-entity hook (none when it cannot be ordered). */
+export function orderedByEntity(eventJson: string, streamSeq: string | number | null): { entity: string; streamSeq: number } | Record<string, never> {
+  if (streamSeq === null) return {};
+  const entity = entityOf(JSON.parse(eventJson) as EventEnvelope);
+  return entity === undefined ? {} : { entity, streamSeq: Number(streamSeq) };
+}
+
+/**
+ * The deliveries to store in DELIVERIES now (in the caller's transaction): the unordered ones, and
+ * the ordered ones that are at the head of their queue once they joined it. The others wait in
+ * their queue; the delivery ahead of each sends it when it finishes.
+ */
+export async function sendableNow(db: PoolClient, deliveries: DeliveryMessage[]): Promise<DeliveryMessage[]> {
+  const ordered = deliveries.filter(isOrdered);
+  if (ordered.length === 0) return deliveries;
+  const heads = new Set(await joinOrderedQueues(db, ordered));
+  return deliveries.filter((d) => !isOrdered(d) || heads.has(d));
+}
+
+/** How far back turning ordering on looks for deliveries still waiting for a retry (the default schedule spans ~28 h). */
+export const PENDING_RETRY_LOOKBACK_MS = 7 * 24 * 3_600_000;
+/** At most this many such deliveries are moved into queues per change of the hook. */
+export const PENDING_RETRY_MAX = 10_000;
+
+/**
+ * Ordering turned on: each of the hook's fan-out deliveries that is waiting for a retry (outside
+ * any queue) is replaced by one in its entity's queue (id `<delivery id>:ordered`, its attempts
+ * counted afresh), so later events about that entity wait for it instead of overtaking it. The
+ * old copy, when its retry comes, finds its replacement queued and is dropped (delivery-state.ts).
+ * Answers the replacements now at the head of their queue, to store in DELIVERIES.
+ */
+export async function orderPendingRetries(db: PoolClient, hookId: string, now = Date.now()): Promise<DeliveryMessage[]> {
+  const { rows } = await db.query<{
+    delivery_id: string;
+    tenant_id: string;
+    event_id: string;
+    event_kind: string;
+    time: string;
+    event: string;
+    stream_seq: string;
+  }>(
+    `WITH latest AS (
+       SELECT DISTINCT ON (x.delivery_id) x.delivery_id, x.tenant_id, x.event_id, x.event_kind, x.outcome, x.next_attempt_at
+         FROM executions x
+        WHERE x.hook_id = $1 AND x.id >= $2 AND x.trigger IN ('event', 'retry')
+        ORDER BY x.delivery_id, x.attempt DESC
+     )
+     SELECT l.delivery_id, l.tenant_id, l.event_id, l.event_kind, to_json(e.time) #>> '{}' AS time, e.event::text AS event, e.stream_seq
+       FROM latest l JOIN event_log e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
+      WHERE l.outcome = 'failed' AND l.next_attempt_at IS NOT NULL AND e.stream_seq IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM ordered_deliveries o WHERE o.delivery_id = l.delivery_id) -- in its queue already
+      LIMIT $3`,
+    [hookId, derivedId("exe", "", now - PENDING_RETRY_LOOKBACK_MS), PENDING_RETRY_MAX],
+  );
+  const deliveries: DeliveryMessage[] = rows.map((row) => ({
+    deliveryId: `${row.delivery_id}:ordered`,
+    tenantId: row.tenant_id,
+    hookId,
+    trigger: "event",
+    eventId: row.event_id,
+    eventKind: row.event_kind,
+    eventTime: row.time,
+    eventJson: row.event,
+    ...orderedByEntity(row.event, row.stream_seq),
+  }));
+  return sendableNow(db, deliveries.filter(isOrdered));
+}

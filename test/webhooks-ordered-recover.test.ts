@@ -1,0 +1,148 @@
+// Recover and manual retry on a `perEntity` hook keep each entity's order: after an outage, the
+// events a receiver missed join their entity's queue in the order they occurred, and nothing that
+// already reached it with success is sent again (issue 36, item 1).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { eventually } from "./support/http.js";
+import { startStack, type Stack } from "./support/stack.js";
+import { createHook, executionsOf, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+
+const STATUSES = ["ready", "inProgress", "completed"];
+/** The one retry of a failed delivery comes this long after it: well after the recovery. */
+const RETRY_AFTER_MS = 20_000;
+
+interface Seen {
+  orderId: string;
+  eventId: string;
+  status: string;
+  answer: number;
+}
+
+describe("a perEntity hook after an outage", () => {
+  let stack: Stack;
+  let call: Call;
+  /** One receiver per test (each test's hook gets the other test's order events too). */
+  let receiver: TestReceiver;
+  let downUntil = 0;
+  let seen: Seen[] = [];
+  const receivers: TestReceiver[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: `${RETRY_AFTER_MS}ms` } });
+    call = client(stack);
+  });
+  beforeEach(async () => {
+    const mine: Seen[] = [];
+    seen = mine;
+    downUntil = 0;
+    receiver = await startReceiver((_i, request) => {
+      const answer = Date.now() < downUntil ? 503 : 200;
+      mine.push({ orderId: request.json.orderId, eventId: request.json.id, status: request.json.currentOrderStatus, answer });
+      return { status: answer, body: answer === 200 ? "ok" : "down" };
+    });
+    receivers.push(receiver);
+  });
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    await stack?.stop();
+  });
+
+  const sequenceOf = (orderId: string) => seen.filter((s) => s.orderId === orderId).map((s) => `${s.status}:${s.answer}`);
+  const succeededOf = (orderId: string) => seen.filter((s) => s.orderId === orderId && s.answer === 200).map((s) => s.status);
+
+  it("recover sends what each order missed in the order it occurred, and nothing that succeeded again", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed", ordering: "perEntity" } as never);
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 100);
+    const since = new Date(Date.now() - 1_000).toISOString();
+
+    // 2.5 s of 503 while five orders go ready → inProgress → completed.
+    downUntil = Date.now() + 2_500;
+    const orders: string[] = [];
+    for (let i = 0; i < 5; i++) orders.push((await createOrder(call, customerId, [{ productId, quantity: 1 }])).id);
+    for (const status of STATUSES) for (const orderId of orders) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
+    await eventually(async () => (seen.filter((s) => s.answer === 503).length >= 1 ? true : undefined), 15_000);
+    await sleep(Math.max(0, downUntil - Date.now()));
+
+    // Healthy now: a sixth order's events all arrive before the recovery (after the circuit
+    // breaker the outage opened lets a trial through), and must not be sent again by it.
+    const healthy = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
+    for (const status of STATUSES) expect((await setOrderStatus(call, healthy, status)).status).toBe(200);
+    await eventually(async () => (succeededOf(healthy).length === 3 ? true : undefined), 15_000);
+
+    const recovered = await call(`/hooks/${hook.id}/recover`, { json: { since } });
+    expect(recovered.status, JSON.stringify(recovered.body)).toBe(202);
+    expect(recovered.body.truncated).toBe(false);
+
+    await eventually(async () => (orders.every((o) => succeededOf(o).length >= 3) ? true : undefined), 20_000);
+    // The deliveries that failed during the outage still had their retry due: wait past it, so a
+    // retry that went out after the recovery delivered the event would be seen.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+
+    for (const orderId of [...orders, healthy]) {
+      // In occurrence order, counting only what the receiver accepted…
+      expect(succeededOf(orderId), `${orderId}: ${sequenceOf(orderId).join(",")}`).toEqual(STATUSES);
+      // …and once each: nothing that had succeeded was sent again.
+      const events = seen.filter((s) => s.orderId === orderId);
+      for (const event of new Set(events.map((s) => s.eventId))) {
+        const attempts = events.filter((s) => s.eventId === event);
+        const firstSuccess = attempts.findIndex((s) => s.answer === 200);
+        expect(attempts.length - 1 - firstSuccess, `${orderId}: ${sequenceOf(orderId).join(",")}`).toBe(0);
+      }
+    }
+    expect(sequenceOf(healthy)).toEqual(["ready:200", "inProgress:200", "completed:200"]);
+    const executions = await executionsOf(call, hook.id);
+    expect(executions.some((e) => e.trigger === "recover" && e.outcome === "succeeded")).toBe(true);
+  }, 90_000);
+
+  it("a manual retry joins its entity's queue: a head waiting for its retry goes now, and what waits behind it follows", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed", ordering: "perEntity" } as never);
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 10);
+    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
+    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
+    await eventually(async () => (succeededOf(orderId).length === 1 ? true : undefined), 15_000);
+    // Recorded just after the receiver answered: wait for it.
+    const readyExecution = await eventually(async () => (await executionsOf(call, hook.id)).find((e) => e.outcome === "succeeded"), 15_000);
+
+    // inProgress fails and waits for its retry; completed waits behind it.
+    downUntil = Date.now() + 60_000;
+    expect((await setOrderStatus(call, orderId, "inProgress")).status).toBe(200);
+    await eventually(async () => (sequenceOf(orderId).includes("inProgress:503") ? true : undefined), 15_000);
+    expect((await setOrderStatus(call, orderId, "completed")).status).toBe(200);
+    downUntil = 0;
+    // Retrying inProgress by hand sends it now (not at its retry), and completed follows it.
+    const inProgressExecution = await eventually(async () => (await executionsOf(call, hook.id)).find((e) => e.outcome === "failed"), 15_000);
+    expect((await call(`/hooks/${hook.id}/executions/${inProgressExecution.id}/retry`, { json: {} })).status).toBe(202);
+    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 10_000);
+    expect(succeededOf(orderId)).toEqual(STATUSES);
+    // Retrying ready by hand sends it again on purpose (it had succeeded): nothing waits, so now.
+    expect((await call(`/hooks/${hook.id}/executions/${readyExecution.id}/retry`, { json: {} })).status).toBe(202);
+    await eventually(async () => (succeededOf(orderId).length === 4 ? true : undefined), 10_000);
+    expect(succeededOf(orderId)).toEqual([...STATUSES, "ready"]);
+    // The failed delivery's own retry finds its event delivered and is not sent.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+    expect(succeededOf(orderId)).toEqual([...STATUSES, "ready"]);
+  }, 90_000);
+  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
+    expect(hook.ordering).toBe("none");
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 10);
+    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
+    downUntil = Date.now() + 60_000;
+    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
+    await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+    downUntil = 0;
+
+    // ready waits for its retry (RETRY_AFTER_MS away); unordered, inProgress would overtake it.
+    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
+    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
+    expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
+    // The retry ready was waiting for finds its place taken and is not sent.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+    expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+  }, 90_000);
+});
