@@ -1,7 +1,6 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
 import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
-import { markOutboxWritten } from "@waybill/platform/outbox-signal.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
@@ -171,9 +170,7 @@ export async function createOrder(
       // Inside, so a replay answers as the first request did even if a product went since.
       await checkProducts();
       const [outcome] = await insertOrders(client, [row]);
-      const order = created(outcome);
-      markOutboxWritten(client, records);
-      return order;
+      return created(outcome);
     }),
   );
 }
