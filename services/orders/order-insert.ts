@@ -1,7 +1,9 @@
 // Writing new orders: each order with its lines and its outbox rows, several orders in one
 // statement. One statement is atomic without BEGIN/COMMIT, so orders that arrive while the
 // database is busy share one round trip and one commit (group commit, see batcher.ts) instead of
-// paying for their own; under light load an order goes out alone at once.
+// paying for their own; under light load an order goes out alone at once. It is the only way
+// orders are written: a request with an Idempotency-Key runs it as a batch of one in its own
+// transaction (why: orders.ts, createOrder).
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { isoTimestampSql, type Pool, type Queryable } from "@waybill/platform/db.js";
 import { applyOutboxTimes, outboxInsertFromSql, outboxRecordRows, outboxRowsWritten, type OutboxRecord } from "@waybill/platform/outbox.js";
