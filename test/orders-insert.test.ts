@@ -11,7 +11,7 @@ import { createPool, type Pool } from "@waybill/platform/db.js";
 import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
-import { onOutboxCommitted, type OutboxRow } from "@waybill/platform/outbox-signal.js";
+import { onOutboxCommitted, type OutboxRow } from "../packages/platform/outbox-signal.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 const TENANT = "ten_01jc0000000000000000000001";

@@ -4,13 +4,13 @@ import { pathToFileURL } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { ArrayMap, ArraySet } from "./array-collections.js";
-import { bytesUnaryMethod } from "./grpc-unary-methods.test-support.js";
+import { bytesUnaryMethod } from "./testing/grpc-unary-methods.js";
 import { useArrayActiveCalls, useArrayCollections } from "./in-flight-collections.js";
-import { runModuleScript } from "./module-script.test-support.js";
+import { runModuleScript } from "./testing/module-script.js";
 
 const MODULE_URL = pathToFileURL(`${import.meta.dirname}/in-flight-collections.ts`).href;
 const BIND_MODULE_URL = pathToFileURL(`${import.meta.dirname}/async-resource-bind.ts`).href;
-const METHODS_URL = pathToFileURL(`${import.meta.dirname}/grpc-unary-methods.test-support.ts`).href;
+const METHODS_URL = pathToFileURL(`${import.meta.dirname}/testing/grpc-unary-methods.ts`).href;
 const SERVICE = { call: bytesUnaryMethod("/t.T/Call") };
 
 /**
