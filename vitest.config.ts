@@ -25,7 +25,9 @@ export default defineConfig({
     // Two at a time on the 2-core machines: the cross-service files mostly wait on I/O, and one
     // worker (the default there, cores - 1) made the suite take 13 minutes instead of 5.
     maxWorkers: 2,
-    globalSetup: ["./test/support/log-scan.ts"],
+    globalSetup: ["./test/support/log-scan.ts", "./test/support/contract-check.ts"],
+    // Library fixes as every service process installs them at start.
+    setupFiles: ["./test/support/runtime-fixes-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

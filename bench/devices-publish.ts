@@ -108,8 +108,8 @@ try {
     const baselinePhase = await phase(bare);
     const gatewayPhase = await phase(viaGateway);
     const [baseline, gateway, drainMs] = [baselinePhase.result, gatewayPhase.result, gatewayPhase.drainMs];
-    process.stdout.write(line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway) + `${gatewayPhase.cpu}\n`);
-    process.stdout.write(line("bare JetStream async publish (same stream)", baseline) + `${baselinePhase.cpu}\n`);
+    process.stdout.write(`${line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway)}${gatewayPhase.cpu}\n`);
+    process.stdout.write(`${line("bare JetStream async publish (same stream)", baseline)}${baselinePhase.cpu}\n`);
     // End to end: every reading the gateway stored had become a device.reading event only when the
     // drain ended, so the rate the services sustain is the messages over the phase and its drain.
     const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);

@@ -3,14 +3,15 @@
 // forced during the load. What survives is copied by every scavenge and, once promoted, waits for
 // a full collection; the socket buffers it holds count towards V8's external-memory trigger, which
 // starts more full collections. Each line says how many full collections ran meanwhile. With
-// Node's own AsyncResource#bind and Map/Set collections (GC_AS_NODE_HAS_IT=1), nearly every call
-// survives from the first full collection on (README, "Performance").
+// Node's own AsyncResource#bind (GC_AS_NODE_HAS_IT=1), nearly every call survives on Node 20;
+// on Node 24 most of a call survives either way (docs/upstream-reports.md).
 // Run: npm run bench:gc-survival   (GC_CALLS_PER_ROUND=400, GC_ROUNDS=6, GC_ANSWER_BYTES=35000,
 //   GC_AS_NODE_HAS_IT=0)
 import { fork } from "node:child_process";
 import v8 from "node:v8";
 import * as grpc from "@grpc/grpc-js";
 import { bytesUnaryMethod } from "@waybill/platform/testing/grpc-unary-methods.js";
+import { createLogger } from "../packages/platform/logger.js";
 import { installRuntimeFixes } from "../packages/platform/runtime-fixes.js";
 
 const perRound = Number(process.env.GC_CALLS_PER_ROUND ?? 400);
@@ -31,8 +32,8 @@ if (process.argv[2] === "server") {
 } else {
   const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
   if (!gc) throw new Error("run with node --expose-gc (npm run bench:gc-survival does)");
-  // As every service does at start; GC_AS_NODE_HAS_IT=1 leaves Node's and grpc-js's own in place.
-  if (process.env.GC_AS_NODE_HAS_IT !== "1") installRuntimeFixes();
+  // As every service does at start; GC_AS_NODE_HAS_IT=1 leaves Node's own bind in place.
+  if (process.env.GC_AS_NODE_HAS_IT !== "1") installRuntimeFixes({ logger: createLogger("bench", "warn") });
   const server = fork(import.meta.filename, ["server"], { execArgv: process.execArgv.filter((arg) => arg !== "--expose-gc") });
   const port = await new Promise<number>((resolve) => server.once("message", (message) => resolve(Number(message))));
   const Client = grpc.makeGenericClientConstructor(SERVICE, "Bench");

@@ -28,9 +28,9 @@ const agent = new Agent({ connections: hooks.length * perHook, keepAliveTimeout:
 
 // Execution rows wait here for the next multi-row insert; each carries the ack it unblocks.
 let pendingRows: { row: ExecutionRow; done: () => void }[] = [];
-let flushTimer: NodeJS.Timeout | undefined;
+let _flushTimer: NodeJS.Timeout | undefined;
 async function flush(): Promise<void> {
-  flushTimer = undefined;
+  _flushTimer = undefined;
   const batch = pendingRows;
   pendingRows = [];
   if (batch.length === 0) return;
@@ -41,7 +41,7 @@ function record(row: ExecutionRow): Promise<void> {
   return new Promise((resolve, reject) => {
     pendingRows.push({ row, done: resolve });
     if (pendingRows.length >= FLUSH_ROWS) void flush().catch(reject);
-    else flushTimer ??= setTimeout(() => void flush().catch(reject), FLUSH_DELAY_MS);
+    else _flushTimer ??= setTimeout(() => void flush().catch(reject), FLUSH_DELAY_MS);
   });
 }
 

@@ -1,7 +1,7 @@
 // Bad input gets the documented problem+json answer, never a 5xx.
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request, type Answer, expectProblem } from "./support/http.js";
+import { request, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 

@@ -36,6 +36,8 @@ describe("package boundaries", () => {
     ["services/orders", `import { startIdentity } from "@waybill/identity";\nexport const probe = startIdentity;\n`, "never another service"],
     ["services/edge/routes", `import { checkHookFields } from "../../dispatcher/hooks.js";\nexport const probe = checkHookFields;\n`, "never another service"],
     ["services/edge", `import { newId } from "../../packages/platform/ids.js";\nexport const probe = newId;\n`, "by package name"],
+    ["services/dispatcher", `import { verifyWebhook } from "../receiver/verify.js";\nexport const probe = verifyWebhook;\n`, "nor the receiver"],
+    ["services/receiver", `import { newId } from "@waybill/platform/ids.js";\nexport const probe = newId;\n`, "nothing else of ours"],
     [
       "packages/contracts/limits",
       `import { startOrders } from "../../../services/orders/service.js";\nexport const probe = startOrders;\n`,

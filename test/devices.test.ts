@@ -347,7 +347,7 @@ describe("device registry", () => {
     const listed = await eventually(async () => {
       const answer = await call("/devices");
       const row = answer.body.data.find((d: any) => d.deviceId === "reg-1");
-      return row && row.connected && Date.parse(row.lastSeenAt) >= connectedAt - 1_000 ? row : undefined;
+      return row?.connected && Date.parse(row.lastSeenAt) >= connectedAt - 1_000 ? row : undefined;
     });
     expect(listed).toMatchObject({ id: expect.stringMatching(/^dev_/), tokenId: sensor.id, connected: true });
 

@@ -8,6 +8,7 @@ import { ROOT } from "./support/processes.js";
 const configFiles = () => [
   "packages/platform/config.ts",
   "packages/platform/tracing.ts",
+  "packages/platform/runtime-fixes.ts",
   "services/launcher/main.ts",
   ...readdirSync(path.join(ROOT, "services"))
     .map((service) => `services/${service}/config.ts`)

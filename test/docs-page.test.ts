@@ -52,7 +52,9 @@ describe("/docs", () => {
     // own rendering, also under the CSP).
     await page.locator("#operations-orders-postOrders .opblock-summary").click();
     await page.locator("#operations-orders-postOrders").getByText("Idempotency-Key").first().waitFor();
-    await page.locator("#operations-orders-postOrders").getByText("Validation failed").first().waitFor();
+    await page.locator("#operations-orders-postOrders").getByText("validation_failed").first().waitFor();
+    // The examples are real-looking values, not generated gibberish.
+    await page.locator("#operations-orders-postOrders").getByText('"ORD-1042"').first().waitFor();
     await page.locator("#operations-orders-postOrders .opblock-summary").click();
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: false });

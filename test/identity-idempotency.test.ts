@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../services/edge/route.js";
-import { request, type Answer, expectProblem } from "./support/http.js";
+import { request, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;

@@ -153,13 +153,14 @@ describe("POST /v1/inventory/adjustments", () => {
     expect((await adjust({ productId, delta: 1 })).status).toBe(422); // over the maximum on hand
   });
 
-  it("answers 404 product_not_found for an unknown or deleted product", async () => {
+  it("answers 422 unknown_product naming productId for an unknown or deleted product", async () => {
     const missing = await adjust({ productId: "prd_01jc0000000000000000000000", delta: 1 });
-    expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe("product_not_found");
+    expect(missing.status).toBe(422);
+    expect(missing.body.code).toBe("unknown_product");
+    expect(missing.body.errors).toEqual([{ path: "productId", message: expect.stringContaining("prd_01jc0000000000000000000000") }]);
     const productId = await newProduct();
     await request(`${stack.baseUrl}/products/${productId}`, { method: "DELETE", token: stack.token });
-    expect((await adjust({ productId, delta: 1 })).body.code).toBe("product_not_found");
+    expect((await adjust({ productId, delta: 1 })).body.code).toBe("unknown_product");
     expect((await request(`${inventoryUrl}?productId=${productId}`, { token: stack.token })).body.data).toEqual([]);
   });
 
@@ -229,8 +230,8 @@ describe("permissions and tenants", () => {
     expect((await request(`${inventoryUrl}?productId=${productId}`, { token: other.token })).body).toEqual({ data: [], nextCursor: null });
     expect((await request(inventoryUrl, { token: other.token })).body.data).toEqual([]);
     const stolen = await adjust({ productId, delta: -3 }, other.token);
-    expect(stolen.status).toBe(404);
-    expect(stolen.body.code).toBe("product_not_found");
+    expect(stolen.status).toBe(422);
+    expect(stolen.body.code).toBe("unknown_product");
     expect((await request(`${inventoryUrl}?productId=${productId}`, { token: stack.token })).body.data[0].onHand).toBe(3);
   });
 });

@@ -237,7 +237,7 @@ describe("X-Transaction-Id", () => {
     expect(event.transactionId).toBe(transactionId);
   });
 
-  it.each(["txn_short", "ord_0123456789abcdef", "txn_" + "a".repeat(65), "txn_with-dash00000", "txn_with space0000"])(
+  it.each(["txn_short", "ord_0123456789abcdef", `txn_${"a".repeat(65)}`, "txn_with-dash00000", "txn_with space0000"])(
     "answers 400 invalid_transaction_id to %s",
     async (value) => {
       const refused = await call("/orders", {

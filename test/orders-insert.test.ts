@@ -8,7 +8,7 @@ import type { OrdersDeps } from "../services/orders/deps.js";
 import { createOrderWriter, insertOrders, type OrderInsert } from "../services/orders/order-insert.js";
 import { createOrder, getOrder, listOrdersJson } from "../services/orders/orders.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
-import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
 import { onOutboxCommitted, type OutboxRow } from "../packages/platform/outbox-signal.js";
@@ -89,12 +89,12 @@ describe("order creation's group commit", () => {
 
     const [first, taken, second, otherTenant, twice, twiceAgain, fourth] = results;
     for (const ok of [first, second, fourth, twice]) expect(ok.status).toBe("fulfilled");
-    expect(taken.status === "rejected" && taken.reason).toBeInstanceOf(ConflictError);
-    expect(taken.status === "rejected" && (taken.reason as ConflictError).code).toBe("duplicate_short_id");
+    expect(taken.status === "rejected" && taken.reason).toBeInstanceOf(AppError);
+    expect(taken.status === "rejected" && (taken.reason as AppError).code).toBe("duplicate_short_id");
     // A customer of another tenant is no customer of this one.
-    expect(otherTenant.status === "rejected" && otherTenant.reason).toBeInstanceOf(ValidationError);
-    expect(otherTenant.status === "rejected" && (otherTenant.reason as ValidationError).message).toContain("No customer");
-    expect(twiceAgain.status === "rejected" && (twiceAgain.reason as ConflictError).code).toBe("duplicate_short_id");
+    expect(otherTenant.status === "rejected" && otherTenant.reason).toBeInstanceOf(AppError);
+    expect(otherTenant.status === "rejected" && (otherTenant.reason as AppError).message).toContain("No customer");
+    expect(twiceAgain.status === "rejected" && (twiceAgain.reason as AppError).code).toBe("duplicate_short_id");
 
     const created = [first, second, fourth, twice].map((r) => (r.status === "fulfilled" ? r.value.value : undefined)!);
     for (const o of created) {

@@ -11,7 +11,7 @@ import { createOrder, getOrder } from "../services/orders/orders.js";
 import { createStockIntents, reconcileStockIntents } from "../services/orders/stock-intents.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
-import { ConflictError, UnavailableError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
@@ -109,7 +109,7 @@ describe("moving to ready", () => {
   });
 
   it("passes a refusal through unchanged and undoes nothing: a refused reservation took nothing", async () => {
-    const refusal = new ConflictError("insufficient_stock", "Not enough prd_a.");
+    const refusal = appError("insufficient_stock", "Not enough prd_a.");
     const inventory = fakeInventory({ reserve: async () => Promise.reject(refusal) });
     const orderId = await newOrder();
     await expect(changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).rejects.toBe(refusal);
@@ -121,7 +121,7 @@ describe("moving to ready", () => {
   });
 
   it("releases after a lost answer, which may have reserved", async () => {
-    const inventory = fakeInventory({ reserve: async () => Promise.reject(new UnavailableError("upstream_unavailable", "timeout")) });
+    const inventory = fakeInventory({ reserve: async () => Promise.reject(appError("upstream_unavailable", "timeout")) });
     const orderId = await newOrder();
     await expect(changeOrderStatus(deps(inventory), TENANT, orderId, "ready")).rejects.toMatchObject({ status: 503 });
     expect(inventory.release).toHaveBeenCalledOnce();

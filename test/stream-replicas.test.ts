@@ -47,7 +47,7 @@ describe("ensureStreams", () => {
 
   it("puts back a subject Waybill publishes to when it was removed", async () => {
     const ingress = (await bus.jsm.streams.info(env.topology.ingressStream)).config;
-    await bus.jsm.streams.update(env.topology.ingressStream, { ...ingress, subjects: ["elsewhere." + env.streamPrefix] });
+    await bus.jsm.streams.update(env.topology.ingressStream, { ...ingress, subjects: [`elsewhere.${env.streamPrefix}`] });
     await ensureStreams(bus, logger, 1);
     expect((await bus.jsm.streams.info(env.topology.ingressStream)).config.subjects).toContain(env.topology.ingressWildcard);
   });

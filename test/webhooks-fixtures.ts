@@ -1,7 +1,6 @@
 // Helpers the webhook tests share: receivers on 127.0.0.1 (node:http, ephemeral ports) that record
 // every request with its raw body, and small API shortcuts for hooks.
 import { expect } from "vitest";
-import { eventually } from "./support/http.js";
 import type { Call } from "./orders-fixtures.js";
 
 export { startReceiver, type Answer, type ReceivedRequest, type TestReceiver } from "./support/receiver.js";

@@ -1,4 +1,4 @@
-// AsyncResource#bind as Node 20 has it, less the cost of its deprecated `asyncResource` property.
+// AsyncResource#bind as Node has it, less the cost of its deprecated `asyncResource` property.
 //
 // Node 20 defines that property (DEP0172) on every bound function with a getter and a setter made
 // for that one function, each wrapped by util.deprecate, which makes the closure the wrapper's
@@ -6,18 +6,17 @@
 // prototype). V8 files such classes in the prototype transitions of the shared function class
 // through weak references, and its young-generation collector (the scavenger) treats weak
 // references as strong: the closures, the bound function's target and all it reaches survive
-// every scavenge and are freed only by a full collection.
+// every scavenge and are freed only by a full collection. Node 24 no longer sets the prototype
+// there, but still defines a getter and a setter per bound function, and still keeps more of
+// each request than this bind does (async-resource-bind.test.ts measures both).
 //
 // node:http2 binds one function per client request (ClientHttp2Session#request), and every gRPC
-// call is one: each call's objects (the stream, grpc-js's call chain, the caller's request and
-// answer) were copied twice and promoted to the old generation. Measured with grpc-js unary calls
-// alone, 8 at a time: 8.4 KB promoted per call and a full collection every 0.3 s, against 25 B and
-// none with this bind. The edge under pages of 100 orders: 2.1 MB surviving each scavenge and a
-// full collection every 0.75 s, against 0.23 MB and none (README, "Performance").
+// call is one: on Node 20 each call's objects were copied twice and promoted to the old
+// generation, and full collections followed several times a second under load.
 //
 // This bind keeps the resource under a symbol and defines the accessor with one getter and one
 // setter for all bound functions, so a bind makes no class of its own. Upstream:
-// nodejs/node#58218 (deprecate's cost) and #58618 (removing the property).
+// nodejs/node#58218 (deprecate's cost) and #58618 (removing the property); docs/upstream-reports.md.
 import { AsyncResource } from "node:async_hooks";
 import { deprecate } from "node:util";
 

@@ -1,97 +1,84 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
-import {
-  AppError,
-  BadRequestError,
-  ConflictError,
-  DatabaseUnavailableError,
-  errorFromProblem,
-  ForbiddenError,
-  grpcStatusOf,
-  isDatabaseUnavailable,
-  InternalError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitedError,
-  toAppError,
-  UnauthenticatedError,
-  UnavailableError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from "./errors.js";
+import { AppError, errorFromProblem, grpcStatusOf, isDatabaseUnavailable, platformError, toAppError } from "./errors.js";
+
+const coded = (code: string, status: number, title: string, detail: string) => new AppError(code, { status, title }, detail);
 
 const CASES = [
-  { error: new BadRequestError("invalid_json", "Body is not JSON."), status: 400, title: "Bad Request", grpc: GrpcStatus.INVALID_ARGUMENT },
-  { error: new UnauthenticatedError("invalid_token", "Unknown token."), status: 401, title: "Unauthorized", grpc: GrpcStatus.UNAUTHENTICATED },
-  { error: new ForbiddenError("token_type_forbidden", "No."), status: 403, title: "Forbidden", grpc: GrpcStatus.PERMISSION_DENIED },
-  { error: new NotFoundError("order_not_found", "No such order."), status: 404, title: "Not Found", grpc: GrpcStatus.NOT_FOUND },
-  { error: new ConflictError("invalid_transition", "Not allowed."), status: 409, title: "Conflict", grpc: GrpcStatus.FAILED_PRECONDITION },
-  { error: new PayloadTooLargeError("body_too_large", "Too big."), status: 413, title: "Payload Too Large", grpc: GrpcStatus.INVALID_ARGUMENT },
-  {
-    error: new UnsupportedMediaTypeError("unsupported_media_type", "JSON only."),
-    status: 415,
-    title: "Unsupported Media Type",
-    grpc: GrpcStatus.INVALID_ARGUMENT,
-  },
-  { error: new ValidationError("Bad body."), status: 422, title: "Unprocessable Content", grpc: GrpcStatus.INVALID_ARGUMENT },
-  { error: new RateLimitedError("rate_limited", "Slow down."), status: 429, title: "Too Many Requests", grpc: GrpcStatus.RESOURCE_EXHAUSTED },
-  { error: new UnavailableError("unavailable", "Later."), status: 503, title: "Service Unavailable", grpc: GrpcStatus.UNAVAILABLE },
-  { error: new DatabaseUnavailableError(), status: 503, title: "Service Unavailable", grpc: GrpcStatus.UNAVAILABLE },
-  { error: new InternalError(), status: 500, title: "Internal Server Error", grpc: GrpcStatus.INTERNAL },
+  { error: coded("invalid_json", 400, "Bad Request", "Body is not JSON."), grpc: GrpcStatus.INVALID_ARGUMENT },
+  { error: coded("invalid_token", 401, "Unauthorized", "Unknown token."), grpc: GrpcStatus.UNAUTHENTICATED },
+  { error: coded("token_type_forbidden", 403, "Forbidden", "No."), grpc: GrpcStatus.PERMISSION_DENIED },
+  { error: coded("order_not_found", 404, "Not Found", "No such order."), grpc: GrpcStatus.NOT_FOUND },
+  { error: coded("invalid_status_transition", 409, "Conflict", "Not allowed."), grpc: GrpcStatus.FAILED_PRECONDITION },
+  { error: coded("payload_too_large", 413, "Payload Too Large", "Too big."), grpc: GrpcStatus.INVALID_ARGUMENT },
+  { error: coded("unsupported_media_type", 415, "Unsupported Media Type", "JSON only."), grpc: GrpcStatus.INVALID_ARGUMENT },
+  { error: platformError("validation_failed", "Bad body."), grpc: GrpcStatus.INVALID_ARGUMENT },
+  { error: coded("rate_limited", 429, "Too Many Requests", "Slow down."), grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  { error: platformError("upstream_unavailable", "Later."), grpc: GrpcStatus.UNAVAILABLE },
+  { error: platformError("database_unavailable", "Later."), grpc: GrpcStatus.UNAVAILABLE },
+  { error: platformError("internal_error", "Broken."), grpc: GrpcStatus.INTERNAL },
 ];
 
-describe("error classes", () => {
-  it.each(CASES)("$error.name has status $status and a problem shape", ({ error, status, title, grpc }) => {
-    expect(error).toBeInstanceOf(AppError);
+describe("the coded error", () => {
+  it.each(CASES)("$error.code has its status and a problem shape", ({ error, grpc }) => {
     expect(error).toBeInstanceOf(Error);
-    expect(error.status).toBe(status);
     expect(grpcStatusOf(error)).toBe(grpc);
     expect(error.toProblem()).toEqual({
       type: `https://waybill.dev/problems/${error.code}`,
-      title,
-      status,
+      title: error.title,
+      status: error.status,
       detail: error.message,
       code: error.code,
     });
   });
 
+  it("takes the platform's codes' status and title from PLATFORM_ERRORS", () => {
+    expect(platformError("validation_failed", "Bad.")).toMatchObject({ status: 422, title: "Unprocessable Content" });
+    expect(platformError("invalid_cursor", "Bad.")).toMatchObject({ status: 400, title: "Bad Request" });
+  });
+
   it("includes errors only when there are some", () => {
     const fields = [{ path: "currency", message: "unknown ISO 4217 currency code" }];
-    expect(new ValidationError("Bad body.", fields).toProblem().errors).toEqual(fields);
-    expect(new ValidationError("Bad body.", []).toProblem()).not.toHaveProperty("errors");
-    expect(new NotFoundError("x", "y").toProblem()).not.toHaveProperty("errors");
+    expect(platformError("validation_failed", "Bad body.", { errors: fields }).toProblem().errors).toEqual(fields);
+    expect(platformError("validation_failed", "Bad body.", { errors: [] }).toProblem()).not.toHaveProperty("errors");
+    expect(coded("not_found", 404, "Not Found", "y").toProblem()).not.toHaveProperty("errors");
   });
 
-  it("defaults ValidationError's code to validation_failed and allows another", () => {
-    expect(new ValidationError("Bad.").code).toBe("validation_failed");
-    expect(new ValidationError("Reused key.", undefined, "idempotency_key_reused").code).toBe("idempotency_key_reused");
+  it("asks for Bearer credentials on 401 and says when to retry a 503", () => {
+    expect(coded("missing_credentials", 401, "Unauthorized", "Send a token.").headers["WWW-Authenticate"]).toMatch(/^Bearer/);
+    expect(Number(platformError("upstream_failed", "Later.").headers["Retry-After"])).toBeGreaterThan(0);
   });
 
-  it("asks for Bearer credentials on 401", () => {
-    expect(new UnauthenticatedError("missing_credentials", "Send a token.").headers["WWW-Authenticate"]).toMatch(/^Bearer/);
+  it("keeps the error it wraps as cause, out of the problem", () => {
+    const cause = new Error("password=hunter2");
+    const error = platformError("internal_error", "Broken.", { cause });
+    expect(error.cause).toBe(cause);
+    expect(JSON.stringify(error.toProblem())).not.toContain("hunter2");
   });
 });
 
 describe("errorFromProblem", () => {
-  it.each(CASES.filter((c) => c.status !== 500))("round-trips $error.name", ({ error }) => {
+  it.each(CASES.filter((c) => c.error.status !== 500))("round-trips $error.code", ({ error }) => {
     const rebuilt = errorFromProblem(error.toProblem());
-    expect(rebuilt.constructor).toBe(error.constructor);
+    expect(rebuilt).toBeInstanceOf(AppError);
     expect(rebuilt.code).toBe(error.code);
     expect(rebuilt.message).toBe(error.message);
+    expect(rebuilt.headers).toEqual(error.headers);
     expect(rebuilt.toProblem()).toEqual(error.toProblem());
   });
 
-  it("keeps field errors and a custom validation code", () => {
-    const original = new ValidationError("Bad body.", [{ path: "orderItems.0.price", message: "at most 2 decimal places" }], "amount_invalid");
-    const rebuilt = errorFromProblem(original.toProblem());
-    expect(rebuilt).toBeInstanceOf(ValidationError);
-    expect(rebuilt.code).toBe("amount_invalid");
-    expect(rebuilt.errors).toEqual(original.errors);
+  it("keeps field errors and a specific validation code", () => {
+    const original = coded("amount_out_of_range", 422, "Unprocessable Content", "Bad body.");
+    const withFields = new AppError(original.code, original, original.message, { errors: [{ path: "orderItems.0.price", message: "too large" }] });
+    const rebuilt = errorFromProblem(withFields.toProblem());
+    expect(rebuilt.code).toBe("amount_out_of_range");
+    expect(rebuilt.status).toBe(422);
+    expect(rebuilt.errors).toEqual(withFields.errors);
   });
 
   it("turns unknown statuses into an internal error", () => {
     const rebuilt = errorFromProblem({ type: "about:blank", title: "Teapot", status: 418, detail: "short and stout", code: "teapot" });
-    expect(rebuilt).toBeInstanceOf(InternalError);
+    expect(rebuilt.code).toBe("internal_error");
     expect(rebuilt.status).toBe(500);
     expect(grpcStatusOf(rebuilt)).toBe(GrpcStatus.INTERNAL);
   });
@@ -99,7 +86,7 @@ describe("errorFromProblem", () => {
 
 describe("toAppError", () => {
   it("passes AppErrors through unchanged", () => {
-    const error = new ConflictError("insufficient_stock", "Not enough stock.");
+    const error = coded("insufficient_stock", 409, "Conflict", "Not enough stock.");
     expect(toAppError(error)).toBe(error);
   });
 
@@ -138,7 +125,7 @@ describe("the database out of reach", () => {
   it.each(UNAVAILABLE)("maps %s to 503 database_unavailable with Retry-After", (thrown) => {
     expect(isDatabaseUnavailable(thrown)).toBe(true);
     const error = toAppError(thrown);
-    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(error.cause).toBe(thrown);
     expect(error.status).toBe(503);
     expect(error.code).toBe("database_unavailable");
     expect(Number(error.headers["Retry-After"])).toBeGreaterThan(0);
@@ -155,9 +142,10 @@ describe("the database out of reach", () => {
     expect(toAppError(thrown).code).toBe("internal_error");
   });
 
-  it("crosses a service boundary as the same class, with its Retry-After", () => {
-    const rebuilt = errorFromProblem(new DatabaseUnavailableError().toProblem());
-    expect(rebuilt).toBeInstanceOf(DatabaseUnavailableError);
-    expect(rebuilt.headers["Retry-After"]).toBe(new DatabaseUnavailableError().headers["Retry-After"]);
+  it("crosses a service boundary with its code and Retry-After", () => {
+    const original = toAppError(pgError("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"));
+    const rebuilt = errorFromProblem(original.toProblem());
+    expect(rebuilt.code).toBe("database_unavailable");
+    expect(rebuilt.headers["Retry-After"]).toBe(original.headers["Retry-After"]);
   });
 });

@@ -1,5 +1,6 @@
-// One error hierarchy for every service. Each error has a stable `code` that clients can
-// branch on; the HTTP status and gRPC status are derived from the class only at the edges.
+// One coded error type for every service. Each error has a stable `code` that clients can branch
+// on; its HTTP status and title come from the error catalog (@waybill/contracts/errors/catalog.ts,
+// which includes PLATFORM_ERRORS below). The gRPC status is derived only at the edges.
 import { status as GrpcStatus } from "@grpc/grpc-js";
 
 export interface FieldError {
@@ -16,19 +17,50 @@ export interface ProblemDetails {
   errors?: FieldError[];
 }
 
-export class AppError extends Error {
-  readonly status: number = 500;
-  readonly title: string = "Internal Server Error";
-  readonly code: string;
-  readonly errors?: FieldError[];
-  /** Extra response headers (Retry-After, WWW-Authenticate …). */
-  readonly headers: Record<string, string> = {};
+/** One entry of the error catalog: the answer a code gets and when it is given. */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly title: string;
+  /** When the code is answered, in a sentence a client developer can act on (docs/errors.md). */
+  readonly when: string;
+}
 
-  constructor(code: string, detail: string, errors?: FieldError[]) {
-    super(detail);
-    this.name = new.target.name;
+export interface AppErrorOptions {
+  /** One entry per offending field (422s, some 400s). */
+  errors?: FieldError[];
+  /** Extra response headers (Allow …); Retry-After and WWW-Authenticate follow from the status. */
+  headers?: Record<string, string>;
+  /** The error this one reports (kept for logs; never sent to clients). */
+  cause?: unknown;
+}
+
+/** Seconds a client is told to wait (Retry-After) before trying a request answered 503 again. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** Headers RFC 9110 and API.md ask for with a status, whatever the code. */
+function headersOfStatus(status: number): Record<string, string> {
+  if (status === 401) return { "WWW-Authenticate": 'Bearer realm="waybill"' };
+  if (status === 503) return { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+  return {};
+}
+
+export class AppError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+  readonly errors?: FieldError[];
+  /** Extra response headers (Retry-After, WWW-Authenticate, Allow …). */
+  readonly headers: Record<string, string>;
+
+  /** Services do not call this directly: they throw by code with `appError` (contracts/errors/catalog.ts). */
+  constructor(code: string, spec: Pick<ErrorSpec, "status" | "title">, detail: string, options: AppErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
     this.code = code;
-    this.errors = errors;
+    this.status = spec.status;
+    this.title = spec.title;
+    this.errors = options.errors;
+    this.headers = { ...headersOfStatus(spec.status), ...options.headers };
   }
 
   toProblem(): ProblemDetails {
@@ -43,85 +75,35 @@ export class AppError extends Error {
   }
 }
 
-export class BadRequestError extends AppError {
-  override readonly status = 400;
-  override readonly title = "Bad Request";
-}
+/** The codes this package raises itself; the catalog in @waybill/contracts includes them. */
+export const PLATFORM_ERRORS = {
+  invalid_cursor: { status: 400, title: "Bad Request", when: "The `cursor` query parameter is not a `nextCursor` this API returned for that list." },
+  idempotency_key_in_flight: {
+    status: 409,
+    title: "Conflict",
+    when: "A request with the same Idempotency-Key is still being processed; retry shortly to get its answer.",
+  },
+  validation_failed: {
+    status: 422,
+    title: "Unprocessable Content",
+    when: "Well-formed JSON that breaks a rule of the operation's schema or of the resource; `errors` names each field.",
+  },
+  idempotency_key_reused: { status: 422, title: "Unprocessable Content", when: "The Idempotency-Key was used within 24 h with another request body." },
+  internal_error: { status: 500, title: "Internal Server Error", when: "A fault of the service (never bad input); it is logged with the request id." },
+  upstream_unavailable: { status: 503, title: "Service Unavailable", when: "A backing service did not answer in time; retry after Retry-After." },
+  upstream_failed: { status: 503, title: "Service Unavailable", when: "A backing service failed to answer; retry after Retry-After." },
+  database_unavailable: {
+    status: 503,
+    title: "Service Unavailable",
+    when: "The service's database cannot be reached (restart, fail-over); retry after Retry-After.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
 
-export class UnauthenticatedError extends AppError {
-  override readonly status = 401;
-  override readonly title = "Unauthorized";
-  override readonly headers = { "WWW-Authenticate": 'Bearer realm="waybill"' };
-}
+export type PlatformErrorCode = keyof typeof PLATFORM_ERRORS;
 
-export class ForbiddenError extends AppError {
-  override readonly status = 403;
-  override readonly title = "Forbidden";
-}
-
-export class NotFoundError extends AppError {
-  override readonly status = 404;
-  override readonly title = "Not Found";
-}
-
-export class ConflictError extends AppError {
-  override readonly status = 409;
-  override readonly title = "Conflict";
-}
-
-export class MethodNotAllowedError extends AppError {
-  override readonly status = 405;
-  override readonly title = "Method Not Allowed";
-  override readonly headers: Record<string, string>;
-  /** `allow`: the methods the path does answer, for the Allow header (RFC 9110 requires it on 405). */
-  constructor(detail: string, allow: string) {
-    super("method_not_allowed", detail);
-    this.headers = { Allow: allow };
-  }
-}
-
-export class NotImplementedError extends AppError {
-  override readonly status = 501;
-  override readonly title = "Not Implemented";
-}
-
-export class PayloadTooLargeError extends AppError {
-  override readonly status = 413;
-  override readonly title = "Payload Too Large";
-}
-
-export class UnsupportedMediaTypeError extends AppError {
-  override readonly status = 415;
-  override readonly title = "Unsupported Media Type";
-}
-
-export class ValidationError extends AppError {
-  override readonly status = 422;
-  override readonly title = "Unprocessable Content";
-  constructor(detail: string, errors?: FieldError[], code = "validation_failed") {
-    super(code, detail, errors);
-  }
-}
-
-export class RateLimitedError extends AppError {
-  override readonly status = 429;
-  override readonly title = "Too Many Requests";
-}
-
-/** Seconds a client is told to wait (Retry-After) before trying a request answered 503 again. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
-
-export class UnavailableError extends AppError {
-  override readonly status = 503;
-  override readonly title = "Service Unavailable";
-  override readonly headers: Record<string, string> = { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
-}
-
-/** The service's database cannot be reached (restarting, failing over, refusing connections). */
-export class DatabaseUnavailableError extends UnavailableError {
-  constructor(detail = "The database is not reachable at the moment; try again shortly.") {
-    super("database_unavailable", detail);
-  }
+/** An error of this package's own codes (services use `appError` of the catalog). */
+export function platformError(code: PlatformErrorCode, detail: string, options?: AppErrorOptions): AppError {
+  return new AppError(code, PLATFORM_ERRORS[code], detail, options);
 }
 
 /** Connection-level SQLSTATEs: class 08 (connection exception) and the shutdown / startup ones. */
@@ -140,17 +122,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === "string" && DATABASE_UNAVAILABLE_MESSAGE.test(message);
 }
 
-export class InternalError extends AppError {
-  constructor(detail = "An internal error occurred.") {
-    super("internal_error", detail);
-  }
-}
-
 const GRPC_BY_HTTP: Record<number, GrpcStatus> = {
   400: GrpcStatus.INVALID_ARGUMENT,
   401: GrpcStatus.UNAUTHENTICATED,
   403: GrpcStatus.PERMISSION_DENIED,
   404: GrpcStatus.NOT_FOUND,
+  405: GrpcStatus.UNIMPLEMENTED,
   409: GrpcStatus.FAILED_PRECONDITION,
   413: GrpcStatus.INVALID_ARGUMENT,
   415: GrpcStatus.INVALID_ARGUMENT,
@@ -163,29 +140,19 @@ export function grpcStatusOf(error: AppError): GrpcStatus {
   return GRPC_BY_HTTP[error.status] ?? GrpcStatus.INTERNAL;
 }
 
-const CLASS_BY_HTTP: Record<number, new (code: string, detail: string, errors?: FieldError[]) => AppError> = {
-  400: BadRequestError,
-  401: UnauthenticatedError,
-  403: ForbiddenError,
-  404: NotFoundError,
-  409: ConflictError,
-  413: PayloadTooLargeError,
-  415: UnsupportedMediaTypeError,
-  429: RateLimitedError,
-  503: UnavailableError,
-};
+/** Statuses a problem may carry across a service boundary; anything else is the callee's fault. */
+const CLIENT_OR_AVAILABILITY = new Set(Object.keys(GRPC_BY_HTTP).map(Number));
 
-/** Rebuilds an AppError from a problem that crossed a service boundary. */
+/** Rebuilds an AppError from a problem that crossed a service boundary (code, status and title as sent). */
 export function errorFromProblem(problem: ProblemDetails): AppError {
-  if (problem.status === 503 && problem.code === "database_unavailable") return new DatabaseUnavailableError(problem.detail);
-  if (problem.status === 422) return new ValidationError(problem.detail, problem.errors, problem.code);
-  const Cls = CLASS_BY_HTTP[problem.status];
-  if (!Cls) return new InternalError(problem.detail);
-  return new Cls(problem.code, problem.detail, problem.errors);
+  if (!CLIENT_OR_AVAILABILITY.has(problem.status)) return platformError("internal_error", problem.detail);
+  return new AppError(problem.code, { status: problem.status, title: problem.title }, problem.detail, { errors: problem.errors });
 }
 
 /** Anything thrown that is not an AppError is a fault of the service, unless the database is away. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  return isDatabaseUnavailable(error) ? new DatabaseUnavailableError() : new InternalError();
+  return isDatabaseUnavailable(error)
+    ? platformError("database_unavailable", "The database is not reachable at the moment; try again shortly.", { cause: error })
+    : platformError("internal_error", "An internal error occurred.", { cause: error });
 }

@@ -24,6 +24,7 @@ afterAll(async () => {
 
 async function answersFrom(options: Record<string, unknown>): Promise<Set<string>> {
   const target = `ipv4:${servers.map((s) => `127.0.0.1:${s.port}`).join(",")}`;
+  // biome-ignore lint/suspicious/noExplicitAny: a generic grpc-js Client gets its methods at run time
   const client = new Client(target, credentials.createInsecure(), options) as any;
   const seen = new Set<string>();
   try {

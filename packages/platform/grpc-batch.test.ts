@@ -4,7 +4,7 @@
 import { credentials, makeGenericClientConstructor, type ServiceDefinition, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { contextFrom, currentContext, runInContext } from "./context.js";
-import { ConflictError } from "./errors.js";
+import { AppError } from "./errors.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer, unary, type GrpcServerHandle, type UnaryMethod } from "./grpc.js";
 import { batchedUnary, batchingCaller, UNBATCHED_FOR_MS, type BatchingOptions, type BatchRequest, type BatchResponse } from "./grpc-batch.js";
 import { jsonUnaryMethod } from "./testing/grpc-unary-methods.js";
@@ -33,7 +33,7 @@ const echoHandler =
   (hold?: Promise<void>) =>
   async ({ n }: Echo): Promise<Echo> => {
     await hold;
-    if (n === 3) throw new ConflictError("three_refused", "three is refused");
+    if (n === 3) throw new AppError("three_refused", { status: 409, title: "Conflict" }, "three is refused");
     const context = currentContext();
     return { n, requestId: context?.requestId, transactionId: context?.transactionId };
   };
@@ -73,9 +73,7 @@ describe("batched gRPC calls", () => {
     const echo = callerOf();
     const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => runInContext(contextFrom(`req-${n}`, `txn_batch${n}abcdefgh`), () => echo({ n }))));
     expect(batches).toEqual([5]);
-    expect(
-      outcomes.map((o) => (o.status === "fulfilled" ? o.value : { code: (o.reason as ConflictError).code, status: (o.reason as ConflictError).status })),
-    ).toEqual([
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : { code: (o.reason as AppError).code, status: (o.reason as AppError).status }))).toEqual([
       { n: 1, requestId: "req-1", transactionId: "txn_batch1abcdefgh" },
       { n: 2, requestId: "req-2", transactionId: "txn_batch2abcdefgh" },
       { code: "three_refused", status: 409 },
@@ -136,7 +134,7 @@ describe("batched gRPC calls", () => {
     server = undefined;
     const echo = callerOf();
     const outcomes = await Promise.allSettled([echo({ n: 1 }), echo({ n: 2 })]);
-    expect(outcomes.map((o) => o.status === "rejected" && (o.reason as ConflictError).code)).toEqual(["upstream_unavailable", "upstream_unavailable"]);
+    expect(outcomes.map((o) => o.status === "rejected" && (o.reason as AppError).code)).toEqual(["upstream_unavailable", "upstream_unavailable"]);
     expect(batches).toEqual([]);
   });
 });

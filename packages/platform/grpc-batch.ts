@@ -6,7 +6,7 @@
 // The queue, its limits and when batches go out are batch-queue.ts's, as for batcher.ts.
 import { Metadata, status as GrpcStatus, type handleUnaryCall, type ServiceError } from "@grpc/grpc-js";
 import { contextFrom, currentContext, runInContext, type OperationContext } from "./context.js";
-import { grpcStatusOf, InternalError } from "./errors.js";
+import { grpcStatusOf, platformError } from "./errors.js";
 import { endGrpcServerSpan, grpcServerSpan } from "./grpc-tracing.js";
 import { callUnary, errorFromProblemJson, fromServiceError, GRPC_DEADLINE_MS, handlerError, type UnaryMethod } from "./grpc.js";
 import type { Logger } from "./logger.js";
@@ -114,7 +114,10 @@ export function batchingCaller<Req, Res>(
       for (const [i, entry] of batch.entries()) {
         const result = response.results[i];
         if (result?.answer) entry.resolve(result.answer);
-        else entry.reject(errorFromProblemJson(result?.problemJson) ?? new InternalError("A backing service answered a batched call without its result."));
+        else
+          entry.reject(
+            errorFromProblemJson(result?.problemJson) ?? platformError("internal_error", "A backing service answered a batched call without its result."),
+          );
       }
     }
   };

@@ -14,7 +14,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { contextFrom, currentContext, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "./context.js";
-import { type AppError, errorFromProblem, grpcStatusOf, toAppError, UnavailableError, type ProblemDetails } from "./errors.js";
+import { type AppError, errorFromProblem, grpcStatusOf, platformError, type ProblemDetails, toAppError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { endGrpcServerSpan, grpcServerSpan } from "./grpc-tracing.js";
 
@@ -149,9 +149,9 @@ export function fromServiceError(error: ServiceError): AppError {
   if (ours) return ours;
   // Not one of ours: a transport failure.
   if (error.code === GrpcStatus.UNAVAILABLE || error.code === GrpcStatus.DEADLINE_EXCEEDED) {
-    return new UnavailableError("upstream_unavailable", "A backing service did not answer; try again.");
+    return platformError("upstream_unavailable", "A backing service did not answer; try again.", { cause: error });
   }
-  return new UnavailableError("upstream_failed", "A backing service failed.");
+  return platformError("upstream_failed", "A backing service failed.", { cause: error });
 }
 
 /** The AppError a callee's problem JSON describes, or undefined when the text is not one. */

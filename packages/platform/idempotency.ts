@@ -1,7 +1,7 @@
 // Idempotency-Key for creating requests: the key and the first answer are stored in the same
 // transaction as the creation, so a retry after a crash or a lost answer replays that answer.
 // The same key with another request is a 422; a key whose first request is still running, a 409.
-import { ConflictError, ValidationError } from "./errors.js";
+import { platformError } from "./errors.js";
 import type { PoolClient } from "./db.js";
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -27,13 +27,13 @@ export async function idempotent<T>(
   request: IdempotencyRequest | undefined,
   create: () => Promise<T>,
 ): Promise<IdempotentResult<T>> {
-  if (!request || !request.key) return { value: await create(), replayed: false };
+  if (!request?.key) return { value: await create(), replayed: false };
   const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS locked", [
     `${tenantId}:${scope}`,
     request.key,
   ]);
   if (!lock.rows[0].locked) {
-    throw new ConflictError("idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed; retry shortly.");
+    throw platformError("idempotency_key_in_flight", "A request with this Idempotency-Key is still being processed; retry shortly.");
   }
   const { rows } = await client.query<{ request_hash: string; response: T }>(
     `SELECT request_hash, response FROM idempotency_keys
@@ -42,11 +42,9 @@ export async function idempotent<T>(
   );
   if (rows[0]) {
     if (rows[0].request_hash !== request.requestHash) {
-      throw new ValidationError(
-        "This Idempotency-Key was used with a different request.",
-        [{ path: "Idempotency-Key", message: "reused with another body" }],
-        "idempotency_key_reused",
-      );
+      throw platformError("idempotency_key_reused", "This Idempotency-Key was used with a different request.", {
+        errors: [{ path: "Idempotency-Key", message: "reused with another body" }],
+      });
     }
     return { value: rows[0].response, replayed: true };
   }

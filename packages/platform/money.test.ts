@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "./errors.js";
+import { AppError } from "./errors.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, normalizeAmount, toMinorUnits } from "./money.js";
 
-function validationErrorOf(fn: () => unknown): ValidationError {
+function validationErrorOf(fn: () => unknown): AppError {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return error as ValidationError;
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
   }
-  throw new Error("expected a ValidationError");
+  throw new Error("expected a AppError");
 }
 
 describe("currencies", () => {
@@ -66,10 +66,10 @@ describe("normalizeAmount", () => {
     const error = validationErrorOf(() => normalizeAmount("12.345", "EUR", "orderItems.0.price"));
     expect(error.status).toBe(422);
     expect(error.errors).toEqual([{ path: "orderItems.0.price", message: expect.stringContaining("2") }]);
-    expect(() => normalizeAmount("1.5", "JPY")).toThrow(ValidationError);
-    expect(() => normalizeAmount("1.2345", "BHD")).toThrow(ValidationError);
+    expect(() => normalizeAmount("1.5", "JPY")).toThrow(AppError);
+    expect(() => normalizeAmount("1.2345", "BHD")).toThrow(AppError);
     // 0.1 + 0.2 is 0.30000000000000004: not exact at two decimals
-    expect(() => normalizeAmount(0.1 + 0.2, "EUR")).toThrow(ValidationError);
+    expect(() => normalizeAmount(0.1 + 0.2, "EUR")).toThrow(AppError);
   });
 
   it("rejects exponent forms, non-finite numbers and non-decimal text", () => {

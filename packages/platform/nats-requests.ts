@@ -4,17 +4,17 @@
 //
 // 1. When the reply comes, RequestOne#resolver settles the request and then calls cancel(), which
 //    builds `new RequestError("cancelled")` (capturing a stack trace) only to reject a promise
-//    already resolved, a no-op. That one Error was 7 % of the gateway's CPU profile under device
-//    load. Here a reply settles the request and releases its timer and table entry without it;
-//    errors and timeouts take nats.js's own path.
+//    already resolved, a no-op: a visible share of the gateway's CPU under device load. Here a
+//    reply settles the request and releases its timer and table entry without it; errors and
+//    timeouts take nats.js's own path.
 // 2. The requests awaiting a reply sit in one Map per connection that lives as long as the
-//    connection, with entries coming and going: the pattern that makes V8's rehashed tables keep
-//    every entry alive through young-generation collections (in-flight-collections.ts). Measured
-//    with JetStream publishes, 256 in flight: 51–255 bytes per publish survived a scavenge,
-//    against 2–16 with the table in a dictionary object (string-key-map.ts).
+//    connection, with entries coming and going: once that Map is old, V8 keeps every table it
+//    rehashes into, with the entries, through young-generation collections (string-key-map.ts),
+//    so every publish's objects survived; a dictionary object does not.
 //
-// These are nats.js internals (its "./internal" export, pinned versions): nats-requests.test.ts
-// fails if their shape changes.
+// Both belong upstream (docs/upstream-reports.md has the reproductions). These are nats.js
+// internals (its "./internal" export): runtime-fixes.ts installs them only on the nats.js version
+// they were written for, and nats-requests.test.ts shows each is still needed.
 import { MuxSubscription, RequestOne } from "@nats-io/nats-core/internal";
 import { StringKeyMap } from "./string-key-map.js";
 

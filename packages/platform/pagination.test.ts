@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadRequestError } from "./errors.js";
+import { AppError } from "./errors.js";
 import { newId } from "./ids.js";
 import { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor, MAX_PAGE_LIMIT, pageLimit, toPage } from "./pagination.js";
 
@@ -27,9 +27,9 @@ describe("cursors", () => {
       } catch (error) {
         caught = error;
       }
-      expect(caught).toBeInstanceOf(BadRequestError);
-      expect((caught as BadRequestError).status).toBe(400);
-      expect((caught as BadRequestError).code).toBe("invalid_cursor");
+      expect(caught).toBeInstanceOf(AppError);
+      expect((caught as AppError).status).toBe(400);
+      expect((caught as AppError).code).toBe("invalid_cursor");
     },
   );
 });

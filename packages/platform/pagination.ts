@@ -1,6 +1,6 @@
 // Cursor pagination over time-sortable ids, newest first: the cursor is the last id returned,
 // opaque to clients (base64url) so that its form can change.
-import { BadRequestError } from "./errors.js";
+import { platformError } from "./errors.js";
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
@@ -22,7 +22,7 @@ export function encodeCursor(lastId: string): string {
 export function decodeCursor(cursor: string | undefined | null): string | null {
   if (cursor === undefined || cursor === null || cursor === "") return null;
   const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!/^[a-z]+_[0-9a-z]{26}$/.test(id)) throw new BadRequestError("invalid_cursor", "The cursor is not one this API returned.");
+  if (!/^[a-z]+_[0-9a-z]{26}$/.test(id)) throw platformError("invalid_cursor", "The cursor is not one this API returned.");
   return id;
 }
 

@@ -1,6 +1,10 @@
 // The shape of every service's main.ts: load config, start, stop cleanly on SIGTERM/SIGINT.
-import { ConfigError } from "./config.js";
+import { z } from "zod";
+import { baseConfigShape, ConfigError, loadConfig } from "./config.js";
+import { createLogger, logDestination } from "./logger.js";
 import { installRuntimeFixes } from "./runtime-fixes.js";
+
+const logSettings = z.object({ LOG_LEVEL: baseConfigShape.LOG_LEVEL, LOG_FILE: baseConfigShape.LOG_FILE });
 
 export interface ServiceHandle {
   stop(): Promise<void>;
@@ -9,10 +13,12 @@ export interface ServiceHandle {
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 
 export function runMain<C>(name: string, load: () => C, start: (config: C) => Promise<ServiceHandle>): void {
-  installRuntimeFixes(); // before the first gRPC channel or call
   let config: C;
   try {
     config = load();
+    // Before the first gRPC channel or call; logged as the service logs (load checked the settings).
+    const { LOG_LEVEL, LOG_FILE } = loadConfig(logSettings, process.env);
+    installRuntimeFixes({ logger: createLogger(name, LOG_LEVEL, logDestination(LOG_FILE)) });
   } catch (error) {
     process.stderr.write(`${name}: ${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(2);

@@ -1,9 +1,11 @@
 // A Map from string keys kept in a dictionary-mode object, for a long-lived table whose entries
-// come and go (nats.js's requests awaiting a reply, one per JetStream publish). V8's Map leaves a
-// chain of old hash tables behind when it rehashes, which an old Map makes the young-generation
-// collector keep (in-flight-collections.ts says how); a dictionary object drops deleted entries
-// and old backing stores outright. Offers what nats.js calls (get, set, delete, size, values,
-// forEach) and has; nothing else of the Map API.
+// come and go (nats.js's requests awaiting a reply, one per JetStream publish). When V8 rehashes
+// a Map it leaves the old table pointing to the new one (for iterators still walking it); once
+// the Map is in the old generation, the young-generation collector keeps that chain of tables,
+// and every entry they held, alive until a full collection (docs/upstream-reports.md has the
+// reproduction). A dictionary object drops deleted entries and old backing stores outright.
+// Offers what nats.js calls (get, set, delete, size, values, forEach) and has; nothing else of
+// the Map API.
 
 export class StringKeyMap<V> {
   #entries: Record<string, V> = Object.create(null) as Record<string, V>;

@@ -1,7 +1,7 @@
 // The tenant's event log: every event seen on EVENTS, recorded once (with its fan-out, see
 // fan-out.ts), listed newest first.
 import type { Queryable } from "@waybill/platform/db.js";
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { hasPrefix } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 
@@ -38,7 +38,7 @@ function afterOf(after: string | undefined): { id: string | null; time: string |
   if (hasPrefix(after, "evt")) return { id: after, time: null };
   const time = new Date(after);
   if (!/^\d{4}-\d{2}-\d{2}/.test(after) || Number.isNaN(time.getTime())) {
-    throw new BadRequestError("invalid_query", "after must be an event id (evt_…) or an ISO 8601 date or date-time.");
+    throw appError("invalid_query", "after must be an event id (evt_…) or an ISO 8601 date or date-time.");
   }
   return { id: null, time: time.toISOString() };
 }

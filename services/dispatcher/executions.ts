@@ -3,7 +3,8 @@
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
-import { NotFoundError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError } from "@waybill/platform/errors.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import { hookNotFound, isHookId } from "./hooks.js";
 import type { SendResult } from "./sender.js";
@@ -174,8 +175,8 @@ export function isExecutionId(id: string): boolean {
   return hasPrefix(id, "exe");
 }
 
-export function executionNotFound(id: string): NotFoundError {
-  return new NotFoundError("execution_not_found", `No execution ${JSON.stringify(id)} of this hook.`);
+export function executionNotFound(id: string): AppError {
+  return appError("execution_not_found", `No execution ${JSON.stringify(id)} of this hook.`);
 }
 
 // The hook's existence and its page in one statement: no executions yet is one row of NULLs,

@@ -71,10 +71,7 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       const page = await listExecutions(pool, request.tenantId, request.hookId, pageLimit(request.limit), request.cursor);
       return { data: page.data.map(executionMessage), nextCursor: page.nextCursor ?? undefined };
     }),
-    retryExecution: unary(logger, async (request) => {
-      await retryExecution(deps, request.tenantId, request.hookId, request.executionId);
-      return {};
-    }),
+    retryExecution: unary(logger, (request) => retryExecution(deps, request.tenantId, request.hookId, request.executionId)),
     recoverHook: unary(logger, async (request) =>
       recoverHook(deps, request.tenantId, request.hookId, { since: request.since, until: request.until || undefined }),
     ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { createHookUrlCheck } from "./hook-address.js";
 
 const resolvesTo = (table: Record<string, string[]>) => async (host: string) => {
@@ -23,7 +23,7 @@ describe("createHookUrlCheck", () => {
     "refuses the literal %s with 422 blocked_address on url",
     async (url) => {
       const error = await refusal(check(url));
-      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toBeInstanceOf(AppError);
       expect(error).toMatchObject({
         code: "blocked_address",
         errors: [{ path: "url", message: expect.stringContaining("names a loopback, private or reserved address") }],

@@ -2,7 +2,7 @@
 // changed (422 blocked_address), not accepted and then failed at every delivery. Deliveries are
 // still checked when sent (ssrf.ts): a name may resolve elsewhere later.
 import dns from "node:dns";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { isBlockedAddress, isBlockedLiteralHost } from "./ssrf.js";
 
 export type HookUrlCheck = (url: string) => Promise<void>;
@@ -11,10 +11,10 @@ export type HookUrlCheck = (url: string) => Promise<void>;
 export const HOOK_URL_LOOKUP_TIMEOUT_MS = 3_000;
 
 const blocked = (url: string, why: string) =>
-  new ValidationError(
-    `The hook URL ${url} ${why}; deliveries there are refused. Use a public address, or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the dispatcher for a receiver on a private network.`,
-    [{ path: "url", message: why }],
+  appError(
     "blocked_address",
+    `The hook URL ${url} ${why}; deliveries there are refused. Use a public address, or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the dispatcher for a receiver on a private network.`,
+    { errors: [{ path: "url", message: why }] },
   );
 
 /**

@@ -3,7 +3,8 @@
 // and opened only for the create / rotate answers and the signer.
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool, Queryable } from "@waybill/platform/db.js";
-import { ConflictError, NotFoundError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -81,13 +82,13 @@ export function hookFromRow(row: HookRow): Hook {
   };
 }
 
-export function hookNotFound(id: string): NotFoundError {
-  return new NotFoundError("hook_not_found", `No hook ${JSON.stringify(id)} in this tenant.`);
+export function hookNotFound(id: string): AppError {
+  return appError("hook_not_found", `No hook ${JSON.stringify(id)} in this tenant.`);
 }
 
 /** Test deliveries and manual retries of a paused hook: it receives nothing. */
-export function hookPaused(id: string): ConflictError {
-  return new ConflictError("hook_paused", `Hook ${id} is paused; a paused hook receives nothing. Set its status to active first.`);
+export function hookPaused(id: string): AppError {
+  return appError("hook_paused", `Hook ${id} is paused; a paused hook receives nothing. Set its status to active first.`);
 }
 
 /** An id that cannot be a hook's names nothing (and never reaches SQL). */

@@ -7,7 +7,7 @@
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool, PoolClient } from "@waybill/platform/db.js";
-import { ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { recoverDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 import { queueDeliveries } from "./fan-out.js";
@@ -31,7 +31,9 @@ export interface RecoverWindow {
 function instant(value: string, field: string): Date {
   const date = new Date(value);
   if (!value || Number.isNaN(date.getTime()))
-    throw new ValidationError(`${field} must be an ISO 8601 date-time.`, [{ path: field, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" }]);
+    throw appError("validation_failed", `${field} must be an ISO 8601 date-time.`, {
+      errors: [{ path: field, message: "an ISO 8601 date-time such as 2026-11-23T08:00:00Z" }],
+    });
   return date;
 }
 
@@ -44,13 +46,14 @@ export async function recoverHook(
 ): Promise<{ queued: number; truncated: boolean }> {
   const since = instant(window.since, "since");
   const until = window.until ? instant(window.until, "until") : now;
-  if (since >= until) throw new ValidationError("since must be before until.", [{ path: "since", message: "must be before until (or now)" }]);
+  if (since >= until)
+    throw appError("validation_failed", "since must be before until.", { errors: [{ path: "since", message: "must be before until (or now)" }] });
   const hook = await loadHookRow(deps.pool, tenantId, hookId);
   if (hook.status !== "active") throw hookPaused(hookId);
   return withTransaction(deps.pool, async (client) => {
     // One recovery of a hook at a time, across every dispatcher replica.
     const { rows: locked } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext('recover:' || $1)) AS ok", [hookId]);
-    if (!locked[0].ok) throw new ConflictError("recovery_in_progress", `A recovery of hook ${hookId} is running; try again when it has finished.`);
+    if (!locked[0].ok) throw appError("recovery_in_progress", `A recovery of hook ${hookId} is running; try again when it has finished.`);
     let queued = 0;
     let after = "";
     while (queued < RECOVER_MAX_EVENTS) {

@@ -4,7 +4,7 @@
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool } from "@waybill/platform/db.js";
-import { NotFoundError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { manualDeliveryId } from "./delivery-message.js";
 import { getExecution } from "./executions.js";
@@ -16,7 +16,7 @@ export interface RedeliveryDeps {
   topology: Topology;
 }
 
-export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hookId: string, executionId: string): Promise<void> {
+export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hookId: string, executionId: string): Promise<{ eventId: string }> {
   const hook = await loadHookRow(deps.pool, tenantId, hookId);
   if (hook.status !== "active") throw hookPaused(hookId);
   const execution = await getExecution(deps.pool, tenantId, hookId, executionId);
@@ -28,7 +28,7 @@ export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hoo
      LIMIT 1`,
     [tenantId, execution.eventId, hookId],
   );
-  if (rows.length === 0) throw new NotFoundError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
+  if (rows.length === 0) throw appError("event_not_found", `The event ${execution.eventId} of this execution is no longer kept.`);
   await withTransaction(deps.pool, (client) =>
     queueDeliveries(
       client,
@@ -47,4 +47,5 @@ export async function retryExecution(deps: RedeliveryDeps, tenantId: string, hoo
       currentTransactionId(),
     ),
   );
+  return { eventId: execution.eventId };
 }

@@ -1,6 +1,5 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { verifyWebhook } from "../receiver/verify.js";
 import { deliveryHeaders, signatureHeader } from "./signing.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -12,14 +11,12 @@ describe("signatureHeader", () => {
     expect(signatureHeader(secret, 1700000000, body)).toBe(`t=1700000000,v1=${expected}`);
   });
 
-  it("is what the receiver helper accepts", () => {
+  it("goes out with the hook's id in the delivery headers (test/webhook-signing.test.ts checks it against the receiver)", () => {
     const now = Date.parse("2026-03-01T10:00:00Z");
-    const headers = deliveryHeaders("hook_1", secret, body, now);
-    expect(headers).toEqual({
+    expect(deliveryHeaders("hook_1", secret, body, now)).toEqual({
       "Content-Type": "application/json",
       "X-Service-Webhook-Id": "hook_1",
-      "X-Service-Signature": expect.stringMatching(/^t=1772359200,v1=[0-9a-f]{64}$/),
+      "X-Service-Signature": signatureHeader(secret, 1772359200, body),
     });
-    expect(verifyWebhook(secret, headers["X-Service-Signature"], body, { now })).toEqual({ ok: true, timestamp: 1772359200 });
   });
 });

@@ -85,7 +85,7 @@ function expandIPv6(address: string): number[] | undefined {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const [a, b, c, d] = dotted[1].split(".").map(Number);
-    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split("::");
   const parse = (part: string | undefined) => (part ? part.split(":").map((h) => parseInt(h, 16)) : []);

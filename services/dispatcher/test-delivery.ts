@@ -3,7 +3,7 @@
 import { currentTransactionId } from "@waybill/platform/context.js";
 import type { Pool } from "@waybill/platform/db.js";
 import { EVENT_PAYLOADS, type EventEnvelope } from "@waybill/contracts/events/catalog.js";
-import { InternalError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { newId } from "@waybill/platform/ids.js";
 import { fanOutDeliveryId } from "./delivery-message.js";
 import type { Deliverer } from "./delivery.js";
@@ -34,5 +34,5 @@ export async function testHook(deps: TestDeliveryDeps, tenantId: string, hookId:
   // Changed under our feet between the read above and the attempt.
   if (outcome.kind === "dropped" && outcome.reason === "hook gone") throw hookNotFound(hookId);
   if (outcome.kind === "dropped" && outcome.reason === "hook paused") throw hookPaused(hookId);
-  throw new InternalError(`test delivery ended as ${outcome.kind}`);
+  throw appError("internal_error", `test delivery ended as ${outcome.kind}`);
 }

@@ -7,6 +7,7 @@ import type { BackendClients } from "./clients.js";
 import type { TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { jsonBody } from "./middleware/json-body.js";
+import { answerRecorder } from "./middleware/answer-recorder.js";
 import { problemResponses } from "./middleware/problem.js";
 import { refuseInvalidTransactionId, requestContext } from "./middleware/request-context.js";
 import { requestMetrics } from "./middleware/request-metrics.js";
@@ -49,6 +50,8 @@ export interface AppDeps {
   rateLimitStore?: RateLimitStore;
   /** Proxies whose X-Forwarded-For is believed for the client address the open endpoints' limiter counts (login, refresh, logout). */
   trustedProxies?: TrustedProxies;
+  /** Test runs: the JSONL file every /v1 answer is recorded to (answer-recorder.ts). */
+  answerLogFile?: string;
 }
 
 /** Every /v1 endpoint. Each call adds the Koa route and its spec for the OpenAPI document. */
@@ -77,6 +80,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by problemResponses, once
   app.use(requestContext(deps.logger));
   app.use(requestMetrics(deps.ops.registry));
+  if (deps.answerLogFile) app.use(answerRecorder(deps.answerLogFile));
   app.use(problemResponses(deps.logger));
   app.use(refuseInvalidTransactionId());
   app.use(async (ctx, next) => {

@@ -31,6 +31,8 @@ export const edgeConfigSchema = z.object({
   /** The built console served at `/` (a 503 page explains how to build it when absent). */
   CONSOLE_DIR: z.string().min(1).default(DEFAULT_CONSOLE_DIR),
   HTTP_PORT: port.default(DEFAULT_HTTP_PORT),
+  /** Test runs only: record every /v1 answer to this JSONL file for the contract check (test/support/contract-check.ts). */
+  ANSWER_LOG_FILE: z.string().min(1).optional(),
   /** /healthz, /readyz and /metrics for probes and scrapers; the public port keeps only /healthz and /readyz. */
   OPS_PORT: port.default(DEFAULT_OPS_PORT),
   IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),

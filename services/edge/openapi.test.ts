@@ -20,6 +20,7 @@ function buildApi() {
   registerRoutes(api, clients, UNUSED_EVENT_STREAMS);
   registerPublicRoutes(api, clients);
   clients.close();
+  // biome-ignore lint/suspicious/noExplicitAny: the tests walk the generated document as plain JSON
   return { api, document: buildOpenApiDocument(api.routes, "test") as { openapi: string; paths: Record<string, Record<string, any>> } };
 }
 
@@ -138,9 +139,14 @@ describe("statuses per operation", () => {
   });
 });
 
+/** A parsed OpenAPI document, walked by path in the assertions below. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON of any shape, read by key
+type Json = any;
+
 describe("webhooks section", () => {
   it("has one signed POST per event kind, its body the kind's event schema, with the delivery headers", async () => {
     const { EVENT_KINDS } = await import("@waybill/contracts/events/catalog.js");
+    // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON (webhooks, components)
     const { document } = buildApi() as { document: any };
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_KINDS].sort());
     for (const kind of EVENT_KINDS) {
@@ -153,5 +159,67 @@ describe("webhooks section", () => {
     }
     const created = document.components.schemas[document.webhooks["order.created"].post.requestBody.content["application/json"].schema.$ref.split("/").pop()];
     expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(["orderId", "shortId", "orderItems", "total"]));
+  });
+});
+
+describe("rules the server enforces, stated in the document", () => {
+  const codesOf = (op: Json, status: string): string[] => op.responses[status].content["application/problem+json"].schema.allOf[1].properties.code.enum;
+
+  it("lists each status's codes from the error catalog, with invalid_cursor and invalid_last_event_id where they apply", () => {
+    const { document } = buildApi() as { document: Json };
+    expect(codesOf(document.paths["/orders"].get, "400")).toEqual(expect.arrayContaining(["invalid_transaction_id", "invalid_query", "invalid_cursor"]));
+    expect(codesOf(document.paths["/events/stream"].get, "400")).toContain("invalid_last_event_id");
+    expect(codesOf(document.paths["/events/stream"].get, "429")).toContain("too_many_streams");
+    expect(codesOf(document.paths["/orders/{id}"].get, "404")).toEqual(["not_found", "order_not_found"]);
+    expect(codesOf(document.paths["/hooks/{id}/executions/{executionId}/retry"].post, "404")).toEqual([
+      "not_found",
+      "hook_not_found",
+      "execution_not_found",
+      "event_not_found",
+    ]);
+    expect(codesOf(document.paths["/inventory/adjustments"].post, "422")).toContain("unknown_product");
+    expect(document.paths["/inventory/adjustments"].post.responses["404"]).toBeUndefined();
+    for (const [path, methods] of Object.entries<Json>(document.paths)) {
+      for (const [method, op] of Object.entries<Json>(methods)) {
+        for (const [status, response] of Object.entries<Json>(op.responses)) {
+          if (!/^[45]/.test(status)) continue;
+          const media = response.content["application/problem+json"];
+          expect(Object.keys(media.examples).sort(), `${method} ${path} ${status}`).toEqual([...codesOf(op, status)].sort());
+        }
+      }
+    }
+  });
+
+  it("states patterns, enums, minProperties, oneOf and the price's currency", () => {
+    const { document } = buildApi() as { document: Json };
+    const body = (path: string, method: string) => document.paths[path][method].requestBody.content["application/json"].schema;
+    expect(body("/orders", "post").properties.currency.enum).toEqual(expect.arrayContaining(["EUR", "USD", "JPY"]));
+    expect(body("/orders", "post").properties.currency.enum).not.toContain("XYZ");
+    for (const path of ["/orders/{id}", "/customers/{id}", "/products/{id}", "/hooks/{id}"]) expect(body(path, "put").minProperties, path).toBe(1);
+    expect(body("/inventory/adjustments", "post").oneOf).toEqual([{ required: ["delta"] }, { required: ["setTo"] }]);
+    expect(body("/products", "post").then.required).toEqual(["currency"]);
+    expect(body("/hooks", "post").properties.url).toMatchObject({ format: "uri", pattern: expect.stringContaining("[Hh][Tt][Tt][Pp]") });
+    const readings = document.paths["/devices/{deviceId}/readings"].post.parameters.find((p: { name: string }) => p.name === "deviceId");
+    expect(readings.schema.pattern).toBe("^[A-Za-z0-9_-]{1,64}$");
+    const key = document.paths["/orders"].post.parameters.find((p: { name: string }) => p.name === "Idempotency-Key");
+    expect(new RegExp(key.schema.pattern).test("order-42")).toBe(true);
+    expect(new RegExp(key.schema.pattern).test("")).toBe(false);
+    expect(new RegExp(key.schema.pattern).test("with space")).toBe(false);
+  });
+
+  it("links each create to the operations on what it created", () => {
+    const { document } = buildApi() as { document: Json };
+    const links = document.paths["/orders"].post.responses["201"].links;
+    expect(links.getOrdersById).toEqual({ operationId: "getOrdersById", parameters: { id: "$response.body#/id" } });
+    expect(Object.keys(document.paths["/hooks"].post.responses["201"].links)).toEqual(
+      expect.arrayContaining(["getHooksById", "putHooksById", "deleteHooksById", "postHooksByIdRotate"]),
+    );
+    const operationIds = new Set(Object.values<Json>(document.paths).flatMap((methods) => Object.values<Json>(methods).map((op) => op.operationId)));
+    for (const methods of Object.values<Json>(document.paths)) {
+      for (const op of Object.values<Json>(methods)) {
+        for (const response of Object.values<Json>(op.responses))
+          for (const link of Object.values<Json>(response.links ?? {})) expect(operationIds).toContain(link.operationId);
+      }
+    }
   });
 });

@@ -1,67 +1,57 @@
 // The OpenAPI 3.1 document, generated from the same route specs and zod schemas that mount and
 // validate the endpoints, so the document cannot drift from what the server accepts.
 import { z } from "zod";
-import type { RouteSpec } from "./route.js";
+import { IDEMPOTENCY_KEY, type RouteSpec } from "./route.js";
 import { CLIENT_TRANSACTION_ID } from "@waybill/platform/context.js";
 import { eventKindSchemas } from "@waybill/contracts/events/catalog.js";
+import { ERROR_CODES } from "@waybill/contracts/errors/catalog.js";
+import { DEVICE_ID_PATTERN } from "@waybill/contracts/limits/devices.js";
+import { exampleOf, fitsScalar, resourceOf } from "./openapi-examples.js";
+import { addLinks } from "./openapi-links.js";
+import { problemExamples, problemResponses } from "./openapi-problems.js";
 
 const PROBLEM_SCHEMA = {
   type: "object",
+  description: "RFC 9457 problem details; branch on `code` (docs/errors.md lists every code)",
   required: ["type", "title", "status", "detail", "code"],
   properties: {
-    type: { type: "string" },
+    type: { type: "string", description: "https://waybill.dev/problems/<code>" },
     title: { type: "string" },
     status: { type: "integer" },
-    detail: { type: "string" },
-    code: { type: "string", description: "Stable machine-readable error code" },
-    errors: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } },
+    detail: { type: "string", description: "What went wrong, for people; may change" },
+    code: { type: "string", enum: ERROR_CODES, description: "Stable machine-readable error code" },
+    errors: {
+      type: "array",
+      items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+    },
   },
 };
-
-/**
- * The problem answers one operation can give, and only those: every request can be refused for a
- * malformed X-Transaction-Id (400), by the rate limit (429) or for an unavailable backing service
- * (503); the rest depends on the method, the path and the credential it needs.
- */
-function problemStatuses(spec: RouteSpec): Record<string, string> {
-  const withBody = spec.method === "post" || spec.method === "put";
-  const open = spec.capability === "public";
-  const statuses: Record<string, string> = {
-    "400": [
-      "Malformed X-Transaction-Id (invalid_transaction_id)",
-      ...(withBody ? ["body that is not JSON (invalid_json)"] : []),
-      ...(spec.query ? ["malformed query parameter (invalid_query)"] : []),
-      ...(spec.idempotent ? ["malformed Idempotency-Key (invalid_idempotency_key)"] : []),
-    ].join(", "),
-  };
-  statuses["401"] = open ? "Wrong email or password (invalid_credentials)" : "Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer)";
-  if (!open) statuses["403"] = "The credential's token type or role may not do this (token_type_forbidden, role_forbidden)";
-  if (spec.path.includes(":")) statuses["404"] = "No such resource in the caller's tenant";
-  const conflicts = [...(spec.conflicts ?? []), ...(spec.idempotent ? ["idempotency_key_in_flight"] : [])];
-  if (conflicts.length > 0) statuses["409"] = `State conflict (${conflicts.join(", ")})`;
-  if (withBody) {
-    statuses["413"] = "Body over the size limit (payload_too_large)";
-    statuses["415"] = "Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding)";
-    statuses["422"] = spec.idempotent
-      ? "Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body"
-      : "Validation failed: one entry per field in `errors`";
-  }
-  statuses["429"] = open ? "Too many logins from this address (rate_limited; Retry-After)" : "Rate limited (rate_limited; Retry-After, RateLimit-*)";
-  statuses["503"] = "A backing service is unavailable; retry later (upstream_unavailable)";
-  return statuses;
-}
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
 }
 
-function problemResponse(description: string) {
-  return { description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+/**
+ * Path parameters with a rule of their own (a malformed one is a 422). Resource ids have none: an
+ * id that no resource can have simply names nothing (404).
+ */
+const PATH_PARAM_PATTERNS: Record<string, string> = { deviceId: DEVICE_ID_PATTERN.source };
+
+/** A media type object: the schema and a realistic example made from it (openapi-examples.ts). */
+function withExample(schema: Record<string, unknown>, path: string) {
+  return { schema, example: exampleOf(schema, { resource: resourceOf(path), fits: fitsScalar }) };
 }
 
 function operation(spec: RouteSpec) {
-  const pathParams = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  const pathParams = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+    name: m[1],
+    in: "path",
+    required: true,
+    schema: { type: "string", ...(PATH_PARAM_PATTERNS[m[1]] ? { pattern: PATH_PARAM_PATTERNS[m[1]] } : {}) },
+    // The id of the collection the parameter follows (/hooks/:id → hook_…), for "Try it out".
+    example: exampleOf({ type: "string" }, { resource: resourceOf(spec.path.slice(0, m.index)), fits: fitsScalar }, m[1]),
+  }));
   const queryParams =
     spec.query instanceof z.ZodObject
       ? Object.entries(spec.query.shape as Record<string, z.ZodType>).map(([name, schema]) => ({
@@ -85,7 +75,7 @@ function operation(spec: RouteSpec) {
             name: "Idempotency-Key",
             in: "header",
             required: false,
-            schema: { type: "string", maxLength: 255 },
+            schema: { type: "string", pattern: IDEMPOTENCY_KEY.source },
             description: "Replays the first answer for 24 h; another body under the same key is a 422",
           },
         ]
@@ -107,12 +97,14 @@ function operation(spec: RouteSpec) {
           content: {
             "text/event-stream": {
               schema: { type: "string", description: "SSE messages: `id:` event id, `event:` kind, `data:` the event JSON; `:` comment lines are heartbeats" },
+              example:
+                'id: evt_01jdzqb2c6d0e4f8g2h6j0k4m8\nevent: order.created\ndata: {"id":"evt_01jdzqb2c6d0e4f8g2h6j0k4m8","kind":"order.created","time":"2026-11-26T09:30:00.000Z","transactionId":"txn_01jdzqe5f9g3h7j1k5m9n3p7q1","orderId":"ord_01jdzq7c2m4k8w5e7r9t1y4x6h"}\n\n: heartbeat\n\n',
             },
           },
         }
       : status === "204" || !spec.response
         ? { description: "Done" }
-        : { description: "Success", content: { "application/json": { schema: jsonSchema(spec.response, "output") } } };
+        : { description: "Success", content: { "application/json": withExample(jsonSchema(spec.response, "output"), spec.path) } };
   return {
     operationId: operationId(spec),
     summary: spec.summary,
@@ -120,10 +112,10 @@ function operation(spec: RouteSpec) {
     tags: [spec.tag],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(spec.capability === "public" ? { security: [] } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { "application/json": withExample(jsonSchema(spec.body, "input"), spec.path) } } } : {}),
     responses: {
       [status]: success,
-      ...Object.fromEntries(Object.entries(problemStatuses(spec)).map(([code, description]) => [code, problemResponse(description)])),
+      ...problemResponses(spec),
     },
   };
 }
@@ -180,7 +172,15 @@ function webhookDocument(): { webhooks: Record<string, unknown>; schemas: Record
           "retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %). Delivery is at least once: deduplicate by the event's `id`.",
         tags: ["webhooks"],
         parameters: WEBHOOK_HEADERS,
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}` } } } },
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}` },
+              example: exampleOf(rest, { resource: "evt", fits: fitsScalar }),
+            },
+          },
+        },
         responses: {
           "2XX": { description: "Received: the delivery succeeded (the body is kept, up to 4 KiB, in the execution record)" },
           default: { description: "Any other answer, or none within the timeout: a failed attempt, retried on the schedule" },
@@ -198,6 +198,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
     paths[path] ??= {};
     paths[path][spec.method] = operation(spec);
   }
+  addLinks(paths as Parameters<typeof addLinks>[0]);
   const { webhooks, schemas } = webhookDocument();
   return {
     openapi: "3.1.0",
@@ -212,6 +213,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], version: string): Reco
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API token (api-…, cli-…, machine-…, sensor-…) or a session JWT" } },
       schemas: { Problem: PROBLEM_SCHEMA, ...schemas },
+      examples: problemExamples(),
     },
     paths,
     webhooks,

@@ -1,7 +1,7 @@
 import type { Context, Next } from "koa";
 import { describe, expect, it, vi } from "vitest";
 import type { TokenType } from "@waybill/contracts/identity/tokens.js";
-import { ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import type { Role } from "@waybill/contracts/identity/roles.js";
 import { can, requires, roleCan, type Capability } from "./permissions.js";
 
@@ -73,7 +73,7 @@ describe("requires", () => {
   it("answers 403 token_type_forbidden without calling next", async () => {
     const next = vi.fn<Next>(async () => undefined);
     const result = requires("tokens:manage")(fakeCtx({ tokenType: "machine" }), next);
-    await expect(result).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(result).rejects.toBeInstanceOf(AppError);
     await expect(requires("read")(fakeCtx({ tokenType: "sensor" }), next)).rejects.toMatchObject({
       status: 403,
       code: "token_type_forbidden",
@@ -83,7 +83,7 @@ describe("requires", () => {
 
   it("answers 401 when there is no principal", async () => {
     const next = vi.fn<Next>(async () => undefined);
-    await expect(requires("read")(fakeCtx(), next)).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(requires("read")(fakeCtx(), next)).rejects.toBeInstanceOf(AppError);
     expect(next).not.toHaveBeenCalled();
   });
 
@@ -96,7 +96,7 @@ describe("requires", () => {
       code: "token_type_forbidden",
     });
     // Without the parameter named, its own id grants nothing.
-    await expect(requires("tokens:manage")(fakeCtx({ tokenType: "cli" }, { id: "tok_1" }), next)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(requires("tokens:manage")(fakeCtx({ tokenType: "cli" }, { id: "tok_1" }), next)).rejects.toBeInstanceOf(AppError);
     expect(next).toHaveBeenCalledOnce();
   });
 });

@@ -8,7 +8,7 @@
 import type { Middleware } from "koa";
 import type { TokenType } from "@waybill/contracts/identity/tokens.js";
 import type { Role } from "@waybill/contracts/identity/roles.js";
-import { ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 
 export type Capability =
   | "read" // any GET of business data (not /tokens, /users)
@@ -53,14 +53,14 @@ export function roleCan(role: Role, capability: Capability): boolean {
 export function requires(capability: Capability, ownCredentialParam?: string): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
-    if (!principal) throw new UnauthenticatedError("missing_credentials", "Send Authorization: Bearer <token>.");
+    if (!principal) throw appError("missing_credentials", "Send Authorization: Bearer <token>.");
     const params = (ctx as { params?: Record<string, string> }).params;
     if (ownCredentialParam && principal.kind === "token" && params?.[ownCredentialParam] === principal.credentialId) return next();
     if (principal.kind === "session" && !roleCan(principal.role, capability)) {
-      throw new ForbiddenError("role_forbidden", `A ${principal.role} may not do this (needs ${capability}).`);
+      throw appError("role_forbidden", `A ${principal.role} may not do this (needs ${capability}).`);
     }
     if (principal.kind === "token" && !can(principal.tokenType, capability)) {
-      throw new ForbiddenError("token_type_forbidden", `A ${principal.tokenType} token may not do this (needs ${capability}).`);
+      throw appError("token_type_forbidden", `A ${principal.tokenType} token may not do this (needs ${capability}).`);
     }
     await next();
   };

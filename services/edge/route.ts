@@ -4,8 +4,9 @@
 import { createHash } from "node:crypto";
 import type { Router, RouterContext } from "@koa/router";
 import type { z } from "zod";
+import type { ErrorCode } from "@waybill/contracts/errors/catalog.js";
 import type { Principal } from "@waybill/contracts/identity-client/token-resolver.js";
-import { BadRequestError, NotFoundError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { requires, type Capability } from "./permissions.js";
 import { parseBody, parseQuery } from "./validation.js";
 
@@ -36,7 +37,12 @@ export interface RouteSpec<B extends z.ZodType | undefined = z.ZodType | undefin
   /** A path parameter naming a credential: the caller acting on its own needs no capability. */
   ownCredentialParam?: string;
   /** The 409 codes this endpoint can answer, for the OpenAPI document (none when absent). */
-  conflicts?: string[];
+  conflicts?: ErrorCode[];
+  /**
+   * Other codes particular to this endpoint (a 422 such as unknown_product, a 404 of a resource
+   * its path does not name); those every endpoint of its kind answers are added by openapi-problems.ts.
+   */
+  errors?: ErrorCode[];
 }
 
 export interface IdempotencyInput {
@@ -72,7 +78,8 @@ export interface Api {
   routes: RouteSpec[];
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Idempotency-Key: 1 to 255 visible ASCII characters (also the OpenAPI pattern). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function route<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(
   api: Api,
@@ -83,8 +90,8 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
   const guard = spec.capability === "public" ? (_ctx: unknown, next: () => Promise<unknown>) => next() : requires(spec.capability, spec.ownCredentialParam);
   api.router[spec.method](spec.path, guard, async (ctx) => {
     // No stored id contains NUL (PostgreSQL text cannot), so such a path names nothing.
-    if (Object.values(ctx.params).some((value) => value.includes("\0"))) throw new NotFoundError("not_found", "No such resource.");
-    if (ctx.querystring.toLowerCase().includes("%00")) throw new BadRequestError("invalid_query", "Query parameters may not contain NUL.");
+    if (Object.values(ctx.params).some((value) => value.includes("\0"))) throw appError("not_found", "No such resource.");
+    if (ctx.querystring.toLowerCase().includes("%00")) throw appError("invalid_query", "Query parameters may not contain NUL.");
     const body = (spec.body ? parseBody(spec.body, ctx.request.body) : undefined) as Infer<B>;
     const query = (spec.query ? parseQuery(spec.query, ctx.query) : undefined) as Infer<Q>;
     const idempotency = spec.idempotent ? idempotencyOf(ctx, spec) : undefined;
@@ -100,10 +107,11 @@ export function route<B extends z.ZodType | undefined, Q extends z.ZodType | und
 }
 
 function idempotencyOf(ctx: RouterContext, spec: RouteSpec): IdempotencyInput | undefined {
+  // An empty header is a malformed key (400), not none: replaying safely was asked for.
+  if (ctx.req.headers["idempotency-key"] === undefined) return undefined;
   const key = ctx.get("idempotency-key");
-  if (!key) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new BadRequestError("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+    throw appError("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   // The same key with another body is refused; the hash covers what the request asks for, so
   // the same object with its keys in another order (another client, another serializer) is the same.

@@ -110,6 +110,7 @@ export async function startEdge(config: EdgeConfig, deps: { logger?: Logger } = 
     rateLimitStore,
     trustedProxies: config.TRUSTED_PROXIES,
     consoleDir: config.CONSOLE_DIR,
+    answerLogFile: config.ANSWER_LOG_FILE,
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts

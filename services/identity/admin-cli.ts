@@ -12,7 +12,8 @@ import { DEFAULT_DATABASE_URL } from "@waybill/platform/config.js";
 import { createPool, ensureDatabase } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { AppError, NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { DEFAULT_DATA_DIR, readLocalState } from "@waybill/platform/local-state.js";
 import { generatePassword, hashPassword } from "./passwords.js";
 import { IDENTITY_SCHEMA } from "./service.js";
@@ -72,14 +73,10 @@ program
   .option("--api-token", "also create an api token and print it once")
   .action(async (name: string, options: { adminEmail: string; adminPassword?: string; apiToken?: boolean }) => {
     if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(name)) {
-      throw new ValidationError(
-        "tenant names are 1 to 63 lowercase letters, digits and '-', starting with a letter or digit",
-        undefined,
-        "invalid_tenant_name",
-      );
+      throw appError("invalid_tenant_name", "tenant names are 1 to 63 lowercase letters, digits and '-', starting with a letter or digit");
     }
     if (options.adminPassword !== undefined && options.adminPassword.length < 8) {
-      throw new ValidationError("the admin password needs at least 8 characters", undefined, "invalid_password");
+      throw appError("invalid_password", "the admin password needs at least 8 characters");
     }
     await withIdentityStore(async (pool) => {
       const password = options.adminPassword ?? generatePassword();
@@ -105,9 +102,9 @@ tokens
   .requiredOption("--type <type>", `one of ${TOKEN_TYPES.join(", ")}`, tokenType)
   .option("--expires-at <date-time>", "ISO 8601 date-time with offset; never when omitted")
   .action(async (options: { tenant: string; name: string; type: TokenType; expiresAt?: string }) => {
-    if (options.name.length < 1 || options.name.length > 100) throw new ValidationError("--name takes 1 to 100 characters", undefined, "invalid_name");
+    if (options.name.length < 1 || options.name.length > 100) throw appError("invalid_name", "--name takes 1 to 100 characters");
     if (options.expiresAt !== undefined && !z.iso.datetime({ offset: true }).safeParse(options.expiresAt).success) {
-      throw new ValidationError('--expires-at must be an ISO 8601 date-time with offset, such as "2027-01-01T00:00:00Z"', undefined, "invalid_expires_at");
+      throw appError("invalid_expires_at", '--expires-at must be an ISO 8601 date-time with offset, such as "2027-01-01T00:00:00Z"');
     }
     await withIdentityStore(async (pool) => {
       const tenantId = await tenantIdOf(pool, options.tenant);
@@ -128,7 +125,7 @@ program
   .option("--password <password>", "the new password (generated and printed when omitted)")
   .action(async (options: { email: string; tenant?: string; password?: string }) => {
     if (options.password !== undefined && options.password.length < MIN_PASSWORD_LENGTH) {
-      throw new ValidationError(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`, undefined, "invalid_password");
+      throw appError("invalid_password", `the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     }
     const password = options.password ?? generatePassword();
     await withIdentityStore(async (pool) => {
@@ -137,8 +134,7 @@ program
         "UPDATE users SET password_hash = $2 WHERE lower(email) = lower($1) AND ($3::text IS NULL OR tenant_id = $3) RETURNING id",
         [options.email, await hashPassword(password), tenantId],
       );
-      if (rows.length === 0)
-        throw new NotFoundError("user_not_found", `no user with email ${options.email}${options.tenant ? ` in tenant ${options.tenant}` : ""}`);
+      if (rows.length === 0) throw appError("user_not_found", `no user with email ${options.email}${options.tenant ? ` in tenant ${options.tenant}` : ""}`);
       process.stdout.write(`password of ${options.email} (${rows[0].id}) reset\n`);
       if (!options.password) process.stdout.write(`  password: ${password}   (shown once)\n`);
     });
@@ -178,14 +174,14 @@ async function identitySecretKey(): Promise<string> {
   const file = path.join(path.resolve(process.env.WAYBILL_DATA_DIR || DEFAULT_DATA_DIR), IDENTITY_SECRET_KEY_FILE);
   const stored = await readFile(file, "utf8").catch(() => undefined);
   if (stored === undefined) {
-    throw new ValidationError(`set IDENTITY_SECRET_KEY (identity's sealing key); ${file} does not exist either`, undefined, "missing_identity_secret_key");
+    throw appError("missing_identity_secret_key", `set IDENTITY_SECRET_KEY (identity's sealing key); ${file} does not exist either`);
   }
   return stored.trim();
 }
 
 async function tenantIdOf(pool: ReturnType<typeof createPool>, tenant: string): Promise<string> {
   const { rows } = await pool.query<{ id: string }>("SELECT id FROM tenants WHERE name = $1 OR id = $1", [tenant]);
-  if (rows.length === 0) throw new NotFoundError("tenant_not_found", `no tenant named or with id ${JSON.stringify(tenant)}`);
+  if (rows.length === 0) throw appError("tenant_not_found", `no tenant named or with id ${JSON.stringify(tenant)}`);
   return rows[0].id;
 }
 

@@ -4,7 +4,7 @@
 // presented after it, it is taken for a stolen copy and the whole session ends.
 import { randomBytes } from "node:crypto";
 import type { Pool, PoolClient, Queryable } from "@waybill/platform/db.js";
-import { NotFoundError, UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { newId } from "@waybill/platform/ids.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import { hashToken } from "@waybill/contracts/identity/tokens.js";
@@ -50,7 +50,7 @@ export interface EndedSession {
 export const MAX_USER_AGENT_LENGTH = 256;
 const REFRESH_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export const sessionExpired = () => new UnauthenticatedError("session_expired", "The session has ended; log in again.");
+export const sessionExpired = () => appError("session_expired", "The session has ended; log in again.");
 
 const newRefreshValue = () => randomBytes(32).toString("base64url");
 const userAgentOf = (value?: string) => (value ? value.slice(0, MAX_USER_AGENT_LENGTH) : null);
@@ -184,7 +184,7 @@ export async function revokeSession(client: PoolClient, tenantId: string, userId
       WHERE tenant_id = $1 AND user_id = $2 AND id = $3 RETURNING revoked_at`,
     [tenantId, userId, id],
   );
-  if (rows.length === 0) throw new NotFoundError("session_not_found", `No session ${id}.`);
+  if (rows.length === 0) throw appError("session_not_found", `No session ${id}.`);
   return { id, tenantId };
 }
 

@@ -3,7 +3,7 @@
 // gives it a refresh value, so the console stays signed in across reloads.
 import { SignJWT } from "jose";
 import type { Pool } from "@waybill/platform/db.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { verifyPassword } from "./passwords.js";
 import type { SigningKey } from "./session-keys.js";
 import { createSession, type SessionPolicy } from "./session-store.js";
@@ -59,7 +59,7 @@ export async function login(pool: Pool, signingKey: () => SigningKey, policy: Se
   );
   const found = rows[0];
   const ok = await verifyPassword(input.password, found?.password_hash ?? DUMMY_HASH);
-  if (!found || !ok) throw new UnauthenticatedError("invalid_credentials", "The email or password is wrong.");
+  if (!found || !ok) throw appError("invalid_credentials", "The email or password is wrong.");
   const user = { id: found.id, tenantId: found.tenant_id, role: found.role };
   const session = await createSession(pool, user, policy, input.remember, input.userAgent);
   const access = await issueAccessToken(signingKey(), user, session.id, policy.accessTtlSeconds);

@@ -1,7 +1,7 @@
 // The API token manager: create (value shown once), list (never the value), revoke.
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool, Queryable } from "@waybill/platform/db.js";
-import { NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -41,19 +41,35 @@ function fromRow(row: TokenRow): TokenRecord {
   };
 }
 
+/**
+ * The instant of a client's date-time, in UTC: PostgreSQL refuses offsets beyond ±15:59 (22009),
+ * which ISO 8601 and the API allow up to ±23:59, so the offset never reaches it.
+ */
+function expiryInstant(value: string): Date {
+  const instant = new Date(value);
+  const year = instant.getUTCFullYear();
+  if (Number.isNaN(instant.getTime()) || year < 1 || year > 9999) {
+    throw appError("validation_failed", "expiresAt is not a date-time between the years 0001 and 9999", {
+      errors: [{ path: "expiresAt", message: "an ISO 8601 date-time with offset, such as 2027-01-01T00:00:00Z" }],
+    });
+  }
+  return instant;
+}
+
 export async function createToken(
   db: Queryable,
   tenantId: string,
   input: { name: string; type: TokenType; expiresAt: string | null },
 ): Promise<{ token: TokenRecord; value: string }> {
-  if (input.expiresAt && new Date(input.expiresAt).getTime() <= Date.now()) {
-    throw new ValidationError("expiresAt must be in the future", [{ path: "expiresAt", message: "must be in the future" }]);
+  const expiresAt = input.expiresAt === null ? null : expiryInstant(input.expiresAt);
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw appError("validation_failed", "expiresAt must be in the future", { errors: [{ path: "expiresAt", message: "must be in the future" }] });
   }
   const value = generateToken(input.type);
   const { rows } = await db.query<TokenRow>(
     `INSERT INTO api_tokens (id, tenant_id, name, type, token_hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING id, name, type, created_at, expires_at, last_used_at, revoked_at`,
-    [newId("tok"), tenantId, input.name, input.type, hashToken(value), input.expiresAt],
+    [newId("tok"), tenantId, input.name, input.type, hashToken(value), expiresAt?.toISOString() ?? null],
   );
   return { token: fromRow(rows[0]), value };
 }
@@ -99,5 +115,5 @@ export async function listTokens(db: Queryable, tenantId: string, limit: number,
 /** Marks the token revoked; revoking twice is harmless. */
 export async function revokeToken(db: Queryable, tenantId: string, id: string): Promise<void> {
   const { rowCount } = await db.query("UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
-  if (rowCount === 0) throw new NotFoundError("token_not_found", `No token ${id}.`);
+  if (rowCount === 0) throw appError("token_not_found", `No token ${id}.`);
 }

@@ -2,7 +2,7 @@
 // cache. lastUsedAt is written behind: uses are collected in memory and flushed periodically,
 // never one UPDATE per request.
 import type { Pool } from "@waybill/platform/db.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { hashToken, tokenTypeOf, type TokenType } from "@waybill/contracts/identity/tokens.js";
 
 export interface VerifiedToken {
@@ -24,16 +24,16 @@ export function createTokenVerifier(pool: Pool, now: () => Date = () => new Date
   return {
     async verify(token) {
       const type = tokenTypeOf(token);
-      if (!type) throw new UnauthenticatedError("invalid_token", "The bearer token is not a Waybill token.");
+      if (!type) throw appError("invalid_token", "The bearer token is not a Waybill token.");
       const { rows } = await pool.query<{ id: string; tenant_id: string; type: TokenType; expires_at: Date | null; revoked_at: Date | null }>(
         "SELECT id, tenant_id, type, expires_at, revoked_at FROM api_tokens WHERE token_hash = $1",
         [hashToken(token)],
       );
       const row = rows[0];
-      if (!row) throw new UnauthenticatedError("invalid_token", "The bearer token is unknown.");
-      if (row.revoked_at) throw new UnauthenticatedError("token_revoked", "The bearer token has been revoked.");
+      if (!row) throw appError("invalid_token", "The bearer token is unknown.");
+      if (row.revoked_at) throw appError("token_revoked", "The bearer token has been revoked.");
       if (row.expires_at && row.expires_at.getTime() <= now().getTime()) {
-        throw new UnauthenticatedError("token_expired", "The bearer token has expired.");
+        throw appError("token_expired", "The bearer token has expired.");
       }
       lastUsed.set(row.id, now());
       return { tenantId: row.tenant_id, tokenId: row.id, tokenType: row.type, expiresAt: row.expires_at };

@@ -1,7 +1,7 @@
 // Tenants and users: what an operator creates from the command line and an admin over HTTP.
 import { UNIQUE_VIOLATION, type Pool, type Queryable } from "@waybill/platform/db.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { ConflictError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
@@ -18,7 +18,7 @@ export interface UserRecord {
 export async function createTenant(db: Queryable, name: string): Promise<{ id: string; name: string }> {
   const id = newId("ten");
   await db.query("INSERT INTO tenants (id, name) VALUES ($1, $2)", [id, name]).catch((error: { code?: string }) => {
-    if (error.code === UNIQUE_VIOLATION) throw new ConflictError("duplicate_tenant", `A tenant named "${name}" exists.`);
+    if (error.code === UNIQUE_VIOLATION) throw appError("duplicate_tenant", `A tenant named "${name}" exists.`);
     throw error;
   });
   return { id, name };
@@ -69,7 +69,7 @@ async function insertUser(db: Queryable, tenantId: string, input: { email: strin
       [newId("usr"), tenantId, input.email, input.passwordHash, input.role],
     )
     .catch((error: { code?: string }) => {
-      if (error.code === UNIQUE_VIOLATION) throw new ConflictError("duplicate_email", `A user with email ${input.email} exists.`);
+      if (error.code === UNIQUE_VIOLATION) throw appError("duplicate_email", `A user with email ${input.email} exists.`);
       throw error;
     });
   return { id: rows[0].id, email: rows[0].email, role: rows[0].role, createdAt: rows[0].created_at.toISOString() };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { validateAdjustment, type AdjustmentInput } from "./adjustments.js";
 
 const base = { productId: "prd_x", reason: "count" };
@@ -8,10 +8,10 @@ function pathsOf(input: AdjustmentInput): string[] {
   try {
     validateAdjustment(input);
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).errors!.map((e) => e.path);
+    expect(error).toBeInstanceOf(AppError);
+    return (error as AppError).errors!.map((e) => e.path);
   }
-  throw new Error("expected a ValidationError");
+  throw new Error("expected a AppError");
 }
 
 describe("validateAdjustment", () => {

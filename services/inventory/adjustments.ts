@@ -2,7 +2,8 @@
 // audit, with its events in the same transaction.
 import { newId } from "@waybill/platform/ids.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
 import {
@@ -53,7 +54,7 @@ export function validateAdjustment(input: AdjustmentInput): AdjustmentInput & { 
   if (typeof input.reason !== "string" || input.reason.trim() === "" || input.reason.length > MAX_REASON_LENGTH || !REASON_TEXT.test(input.reason)) {
     errors.push({ path: "reason", message: `1 to ${MAX_REASON_LENGTH} characters, no control characters but line breaks and tabs` });
   }
-  if (errors.length > 0) throw new ValidationError("The adjustment is not valid.", errors);
+  if (errors.length > 0) throw appError("validation_failed", "The adjustment is not valid.", { errors });
   return { ...input, location };
 }
 
@@ -91,21 +92,18 @@ export async function adjustStock(
       const before = stockLevelOf(row);
       const onHand = adjustment.setTo ?? before.onHand + adjustment.delta!;
       if (onHand < 0) {
-        throw new ConflictError(
-          "insufficient_stock",
-          `Product ${productId} has ${before.onHand} on hand at "${location}"; cannot remove ${-adjustment.delta!}.`,
-        );
+        throw appError("insufficient_stock", `Product ${productId} has ${before.onHand} on hand at "${location}"; cannot remove ${-adjustment.delta!}.`);
       }
       if (onHand < before.reserved) {
-        throw new ConflictError(
+        throw appError(
           "insufficient_stock",
           `Product ${productId} has ${before.reserved} reserved at "${location}"; on hand cannot go below that (asked for ${onHand}).`,
         );
       }
       if (onHand > MAX_STOCK_QUANTITY) {
-        throw new ValidationError("The adjustment is not valid.", [
-          { path: adjustment.setTo === undefined ? "delta" : "setTo", message: `on hand cannot exceed ${MAX_STOCK_QUANTITY}` },
-        ]);
+        throw appError("validation_failed", "The adjustment is not valid.", {
+          errors: [{ path: adjustment.setTo === undefined ? "delta" : "setTo", message: `on hand cannot exceed ${MAX_STOCK_QUANTITY}` }],
+        });
       }
       const next = { ...row, on_hand: onHand };
       await writeStockRows(client, tenantId, [next]);

@@ -1,7 +1,7 @@
 // The gRPC surface of inventory: thin adapters from messages to the plain functions and back
 // (null ↔ absent optional fields). Validation and rules live in the functions.
 import type { InventoryServiceServer, Product as ProductMessage, UpdateProductRequest } from "@waybill/contracts/gen/waybill/inventory/v1/inventory.js";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { unary } from "@waybill/platform/grpc.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { pageLimit } from "@waybill/platform/pagination.js";
@@ -88,7 +88,7 @@ function changesOf(request: UpdateProductRequest): ProductChanges {
   if (request.currency !== undefined) changes.currency = request.currency;
   if (request.lowStockThreshold !== undefined) changes.lowStockThreshold = request.lowStockThreshold;
   for (const field of request.clearedFields) {
-    if (!CLEARABLE.has(field)) throw new ValidationError("The product is not valid.", [{ path: field, message: "cannot be null" }]);
+    if (!CLEARABLE.has(field)) throw appError("validation_failed", "The product is not valid.", { errors: [{ path: field, message: "cannot be null" }] });
     (changes as Record<string, null>)[field] = null;
   }
   return changes;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { normalizeProductFields, type ProductFields } from "./products.js";
 
 const base: ProductFields = { sku: "SKU-1", name: "Widget", price: null, currency: null, lowStockThreshold: null };
@@ -8,10 +8,10 @@ function pathsOf(fields: ProductFields): string[] {
   try {
     normalizeProductFields(fields);
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).errors!.map((e) => e.path);
+    expect(error).toBeInstanceOf(AppError);
+    return (error as AppError).errors!.map((e) => e.path);
   }
-  throw new Error("expected a ValidationError");
+  throw new Error("expected a AppError");
 }
 
 describe("normalizeProductFields", () => {

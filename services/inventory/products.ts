@@ -2,7 +2,8 @@
 // deletes are soft so that stock and reservations keep their references.
 import { UNIQUE_VIOLATION, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError, FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { formatStoredAmount, isCurrency, normalizeAmount } from "@waybill/platform/money.js";
@@ -83,12 +84,13 @@ export function normalizeProductFields(fields: ProductFields): ProductFields & {
   if (threshold !== null && !(Number.isInteger(threshold) && threshold >= 0 && threshold <= MAX_STOCK_QUANTITY)) {
     errors.push({ path: "lowStockThreshold", message: `an integer from 0 to ${MAX_STOCK_QUANTITY}` });
   }
-  if (errors.length > 0) throw new ValidationError("The product is not valid.", errors);
+  if (errors.length > 0) throw appError("validation_failed", "The product is not valid.", { errors });
 
   let price: string | null = null;
   if (fields.price !== null) {
     price = normalizeAmount(fields.price, fields.currency!, "price");
-    if (price.startsWith("-")) throw new ValidationError("price cannot be negative", [{ path: "price", message: "must be zero or more" }]);
+    if (price.startsWith("-"))
+      throw appError("validation_failed", "price cannot be negative", { errors: [{ path: "price", message: "must be zero or more" }] });
   }
   return { ...fields, price };
 }
@@ -214,7 +216,7 @@ export async function deleteProduct(deps: InventoryDeps, tenantId: string, id: s
 }
 
 /** The conflict, naming a few of the orders that hold the product so the caller can act on them. */
-async function productReserved(client: PoolClient, tenantId: string, id: string): Promise<ConflictError> {
+async function productReserved(client: PoolClient, tenantId: string, id: string): Promise<AppError> {
   const { rows } = await client.query<{ order_id: string }>(
     `SELECT DISTINCT l.order_id FROM reservation_lines l
        JOIN reservations r ON r.tenant_id = l.tenant_id AND r.order_id = l.order_id AND r.status = 'held'
@@ -226,7 +228,7 @@ async function productReserved(client: PoolClient, tenantId: string, id: string)
       .slice(0, 5)
       .map((r) => r.order_id)
       .join(", ") + (rows.length > 5 ? ", …" : "");
-  return new ConflictError("product_reserved", `Product ${id} has stock reserved by open orders (${named}); cancel or complete them before deleting it.`);
+  return appError("product_reserved", `Product ${id} has stock reserved by open orders (${named}); cancel or complete them before deleting it.`);
 }
 
 async function lockProduct(client: PoolClient, tenantId: string, id: string): Promise<ProductRow> {
@@ -237,7 +239,7 @@ async function lockProduct(client: PoolClient, tenantId: string, id: string): Pr
 
 function duplicateSku(sku: string) {
   return (error: { code?: string }): never => {
-    if (error.code === UNIQUE_VIOLATION) throw new ConflictError("duplicate_sku", `A product with sku "${sku}" already exists.`);
+    if (error.code === UNIQUE_VIOLATION) throw appError("duplicate_sku", `A product with sku "${sku}" already exists.`);
     throw error;
   };
 }

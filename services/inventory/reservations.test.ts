@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { demandOf } from "./reservations.js";
 
 describe("demandOf", () => {
@@ -25,6 +25,6 @@ describe("demandOf", () => {
     ["a negative quantity", "ord_x", [{ productId: "prd_a", quantity: -1 }]],
     ["a line without product", "ord_x", [{ productId: "", quantity: 1 }]],
   ])("refuses %s", (_, orderId, lines) => {
-    expect(() => demandOf(orderId as string, lines as { productId: string; quantity: number }[])).toThrow(ValidationError);
+    expect(() => demandOf(orderId as string, lines as { productId: string; quantity: number }[])).toThrow(AppError);
   });
 });

@@ -3,7 +3,8 @@
 // and consume return exactly that. Events share the caller's transaction id (gRPC metadata).
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { PoolClient } from "@waybill/platform/db.js";
-import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError, FieldError } from "@waybill/platform/errors.js";
 import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import { allocate, type Shortage } from "./allocation.js";
 import { MAX_STOCK_QUANTITY } from "@waybill/contracts/limits/inventory.js";
@@ -37,7 +38,7 @@ export function demandOf(orderId: string, lines: ReservationLine[]): Map<string,
   if ([...demand.values()].some((quantity) => quantity > MAX_STOCK_QUANTITY)) {
     errors.push({ path: "lines", message: `at most ${MAX_STOCK_QUANTITY} of one product` });
   }
-  if (errors.length > 0) throw new ValidationError("The reservation is not valid.", errors);
+  if (errors.length > 0) throw appError("validation_failed", "The reservation is not valid.", { errors });
   return demand;
 }
 
@@ -107,7 +108,8 @@ export function consumeStock(deps: InventoryDeps, tenantId: string, orderId: str
 }
 
 async function settle(deps: InventoryDeps, tenantId: string, orderId: string, outcome: Settlement): Promise<boolean> {
-  if (!ORDER_ID.test(orderId)) throw new ValidationError("The reservation is not valid.", [{ path: "orderId", message: "1 to 100 visible ASCII characters" }]);
+  if (!ORDER_ID.test(orderId))
+    throw appError("validation_failed", "The reservation is not valid.", { errors: [{ path: "orderId", message: "1 to 100 visible ASCII characters" }] });
   return withTransaction(deps.pool, async (client) => {
     // Moving the reservation out of 'held' first makes a concurrent release or consume of the
     // same order wait here, then find nothing to do.
@@ -168,11 +170,11 @@ async function thresholdsOf(
   return new Map(rows.map((r) => [r.id, r.low_stock_threshold]));
 }
 
-function insufficientStock(orderId: string, shortages: Shortage[], known: Map<string, number | null>): ConflictError {
+function insufficientStock(orderId: string, shortages: Shortage[], known: Map<string, number | null>): AppError {
   const parts = shortages.map((s) =>
     known.has(s.productId) ? `${s.productId} (${s.requested} requested, ${s.available} available)` : `${s.productId} (not in the catalog)`,
   );
-  return new ConflictError("insufficient_stock", `Not enough stock for order ${orderId}: ${parts.join("; ")}.`);
+  return appError("insufficient_stock", `Not enough stock for order ${orderId}: ${parts.join("; ")}.`);
 }
 
 function keyOf(productId: string, location: string): string {

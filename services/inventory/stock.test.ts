@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { newId } from "@waybill/platform/ids.js";
 import { decodeStockCursor, encodeStockCursor, stockLevelOf } from "./stock.js";
 
@@ -19,7 +19,7 @@ describe("stock cursors", () => {
     Buffer.from('["prd_x","a"]').toString("base64url"),
     encodeStockCursor({ productId: "ord_01jc0000000000000000000000", location: "a" }),
   ])("reject %j with 400 invalid_cursor", (cursor) => {
-    expect(() => decodeStockCursor(cursor)).toThrow(BadRequestError);
+    expect(() => decodeStockCursor(cursor)).toThrow(AppError);
   });
 });
 

@@ -2,7 +2,7 @@
 // Every change that touches several rows locks them in one order, (product_id, location), so
 // that concurrent reservations, releases and adjustments never deadlock.
 import type { PoolClient, Queryable } from "@waybill/platform/db.js";
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Page } from "@waybill/platform/pagination.js";
 import { TRIMMED_TEXT } from "@waybill/contracts/limits/inventory.js";
 import { isProductId } from "./product-ids.js";
@@ -83,7 +83,7 @@ export function decodeStockCursor(cursor: string | undefined | null): { productI
     typeof parsed[1] !== "string" ||
     !TRIMMED_TEXT.test(parsed[1])
   ) {
-    throw new BadRequestError("invalid_cursor", "The cursor is not one this API returned.");
+    throw appError("invalid_cursor", "The cursor is not one this API returned.");
   }
   return { productId: parsed[0], location: parsed[1] };
 }

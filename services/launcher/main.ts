@@ -18,6 +18,7 @@ import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig, startMqttGateway } from "@way
 import { loadOrdersConfig, startOrders } from "@waybill/orders";
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, loadConfig } from "@waybill/platform/config.js";
 import { DEFAULT_DATA_DIR, readLocalState, updateLocalState } from "@waybill/platform/local-state.js";
+import { createLogger } from "@waybill/platform/logger.js";
 import { ensureSealingKeyFile } from "@waybill/platform/sealing-key-file.js";
 import { installRuntimeFixes } from "@waybill/platform/runtime-fixes.js";
 import { createPool } from "@waybill/platform/db.js";
@@ -47,8 +48,8 @@ interface Stoppable {
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  installRuntimeFixes(); // before the first gRPC channel or call
   const launcher = loadConfig(launcherConfigSchema, process.env);
+  installRuntimeFixes({ logger: createLogger("launcher", launcher.LOG_LEVEL) }); // before the first gRPC channel or call
   const dataDir = path.resolve(launcher.WAYBILL_DATA_DIR);
   const running: Stoppable[] = [];
   let stopping = false;

@@ -5,7 +5,7 @@ import mqtt, { type MqttClient } from "mqtt";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TokenPrincipal, TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
-import { UnauthenticatedError, UnavailableError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
 import { createDeviceBroker, type DeviceBroker } from "./broker.js";
@@ -25,7 +25,7 @@ const clients: MqttClient[] = [];
 async function start(): Promise<Harness> {
   const answers = new Map<string, () => Promise<TokenPrincipal>>();
   const tokens: TokenResolver = {
-    resolve: (token) => (answers.get(token) ?? (() => Promise.reject(new UnauthenticatedError("unauthenticated", "unknown token"))))(),
+    resolve: (token) => (answers.get(token) ?? (() => Promise.reject(appError("invalid_token", "unknown token"))))(),
     forget: () => {},
     forgetAll: () => {},
   };
@@ -119,13 +119,9 @@ describe("re-validation after a revocation gap", () => {
   it("closes sessions identity now refuses and keeps the rest, also when identity is unreachable", async () => {
     const h = await start();
     const valid = { current: true };
-    h.answers.set("sensor-revoked", async () =>
-      valid.current ? principal("tok_revoked") : Promise.reject(new UnauthenticatedError("unauthenticated", "revoked")),
-    );
+    h.answers.set("sensor-revoked", async () => (valid.current ? principal("tok_revoked") : Promise.reject(appError("invalid_token", "revoked"))));
     h.answers.set("sensor-fine", async () => principal("tok_fine"));
-    h.answers.set("sensor-unknown", async () =>
-      valid.current ? principal("tok_unknown") : Promise.reject(new UnavailableError("identity_unavailable", "down")),
-    );
+    h.answers.set("sensor-unknown", async () => (valid.current ? principal("tok_unknown") : Promise.reject(appError("upstream_unavailable", "down"))));
     const revoked = await connect(h, "sensor-revoked");
     const fine = await connect(h, "sensor-fine");
     const unknown = await connect(h, "sensor-unknown");

@@ -4,7 +4,8 @@
 import { Aedes, type AuthenticateError, type Client, type UnsubscribePacket } from "aedes";
 import type { Registry } from "prom-client";
 import type { TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";
-import { AppError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import { AppError } from "@waybill/platform/errors.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
 import { createDevicePublishHandler } from "./device-publish.js";
@@ -106,7 +107,11 @@ export async function createDeviceBroker(deps: DeviceBrokerDeps): Promise<Device
     sendCommand(tenantId, deviceId, levels, payload) {
       const deviceTopic = ["devices", deviceId, "commands", ...levels].join("/");
       if (!DEVICE_ID_PATTERN.test(deviceId) || !publishableLevels(deviceId, deviceTopic)) {
-        return Promise.reject(new ValidationError("The command topic is not valid.", [{ path: "levels", message: "topic levels of letters, digits, - or _" }]));
+        return Promise.reject(
+          appError("validation_failed", "The command topic is not valid.", {
+            errors: [{ path: "levels", message: "topic levels of letters, digits, - or _" }],
+          }),
+        );
       }
       const topic = scopedTopic(tenantId, deviceTopic);
       return new Promise((resolve, reject) =>

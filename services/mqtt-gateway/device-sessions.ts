@@ -144,7 +144,7 @@ export function createDeviceSessions(deps: DeviceSessionsDeps): DeviceSessions {
             const valid = await tokens.resolve(token).then(
               (principal) => principal.tokenType === "sensor" && principal.credentialId === tokenId && !isExpired(principal),
               // Identity unreachable: keep the session; the next gap or revocation asks again.
-              (error: unknown) => (error instanceof AppError && error.status === 401 ? false : true),
+              (error: unknown) => !(error instanceof AppError && error.status === 401),
             );
             if (valid) return;
             for (const client of clients) end(client, "invalid");

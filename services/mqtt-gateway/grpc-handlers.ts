@@ -3,7 +3,7 @@
 import type { MqttGatewayServiceServer } from "@waybill/contracts/gen/waybill/mqtt_gateway/v1/mqtt_gateway.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Pool } from "@waybill/platform/db.js";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { unary } from "@waybill/platform/grpc.js";
 import { idempotent } from "@waybill/platform/idempotency.js";
 import type { Logger } from "@waybill/platform/logger.js";
@@ -33,14 +33,15 @@ export function createMqttGatewayHandlers(deps: MqttGatewayHandlerDeps, logger: 
     }),
     publishReading: unary(logger, async (request) => {
       if (!DEVICE_ID_PATTERN.test(request.deviceId)) {
-        throw new ValidationError("The device id is not valid.", [{ path: "deviceId", message: "1 to 64 letters, digits, - or _" }]);
+        throw appError("validation_failed", "The device id is not valid.", { errors: [{ path: "deviceId", message: "1 to 64 letters, digits, - or _" }] });
       }
       const channel = publishableLevels(request.deviceId, ["devices", request.deviceId, ...request.channel].join("/"));
       // Only channels a consumer takes are stored (as over MQTT).
       const stored = channel && storedChannel(channel);
-      if (!channel || !stored) throw new ValidationError("The channel is not valid.", [{ path: "channel", message: "one of inventory, shipments, telemetry" }]);
+      if (!channel || !stored)
+        throw appError("validation_failed", "The channel is not valid.", { errors: [{ path: "channel", message: "one of inventory, shipments, telemetry" }] });
       const payload = parseDevicePayload(request.payloadJson, stored);
-      if (!payload.ok) throw new ValidationError("The payload is not valid.", [{ path: "payload", message: payload.detail }]);
+      if (!payload.ok) throw appError("validation_failed", "The payload is not valid.", { errors: [{ path: "payload", message: payload.detail }] });
       const ref = { tenantId: request.tenantId, deviceId: request.deviceId, tokenId: request.tokenId };
       const key = request.idempotency?.key;
       // The key also names the stored message, so a publish repeated after a failed commit is

@@ -3,7 +3,7 @@
 // ingress.ts, Nats-Msg-Id for deduplication, and only resolved once the stream stored it.
 import { createHash } from "node:crypto";
 import { newUlid } from "@waybill/platform/ids.js";
-import { UnavailableError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
 import type { IngressMessage } from "./ingress.js";
 
@@ -45,7 +45,7 @@ export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessage
     headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
   }).catch((error: Error) => {
     // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).
-    throw new UnavailableError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`);
+    throw appError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`, { cause: error });
   });
   return { messageId, receivedAt };
 }

@@ -2,7 +2,7 @@
 // devices/<its id>/… and subscribes only to devices/<its id>/commands/#.
 import { DEVICE_CHANNELS, type DeviceChannel } from "@waybill/contracts/devices/messages.js";
 
-export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { DEVICE_ID_PATTERN } from "@waybill/contracts/limits/devices.js";
 const LEVEL_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The levels below devices/<deviceId>/ of a topic the device may publish to, or undefined. */

@@ -1,7 +1,8 @@
 // Customers: create, read, list and update, each change with its event in one transaction.
 import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Queryable } from "@waybill/platform/db.js";
-import { NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
@@ -84,7 +85,7 @@ export function normalizeAddress(input: AddressInput): Address {
 
 function requireName(name: string): string {
   const trimmed = name.trim();
-  if (!trimmed) throw new ValidationError("name must not be empty", [{ path: "name", message: "must not be empty" }]);
+  if (!trimmed) throw appError("validation_failed", "name must not be empty", { errors: [{ path: "name", message: "must not be empty" }] });
   return trimmed;
 }
 
@@ -115,7 +116,7 @@ export async function createCustomer(
 
 export async function getCustomer(db: Queryable, tenantId: string, id: string): Promise<Customer> {
   const { rows } = await db.query<CustomerRow>("SELECT * FROM customers WHERE tenant_id = $1 AND id = $2", [tenantId, id]);
-  if (rows.length === 0) throw new NotFoundError("customer_not_found", `No customer ${id}.`);
+  if (rows.length === 0) throw appError("customer_not_found", `No customer ${id}.`);
   return customerFromRow(rows[0]);
 }
 
@@ -125,8 +126,8 @@ export async function assertCustomerExists(db: Queryable, tenantId: string, id: 
   if (rowCount === 0) throw customerNotFound(id, path);
 }
 
-export function customerNotFound(id: string, path = "customerId"): ValidationError {
-  return new ValidationError(`No customer ${id} in this tenant.`, [{ path, message: "no such customer" }]);
+export function customerNotFound(id: string, path = "customerId"): AppError {
+  return appError("validation_failed", `No customer ${id} in this tenant.`, { errors: [{ path, message: "no such customer" }] });
 }
 
 export async function listCustomers(db: Queryable, tenantId: string, limit: number, cursor?: string | null): Promise<Page<Customer>> {
@@ -149,7 +150,7 @@ export async function updateCustomer(deps: OrdersDeps, tenantId: string, id: str
 
   return withTransaction(deps.pool, async (client) => {
     const { rows } = await client.query<CustomerRow>("SELECT * FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, id]);
-    if (rows.length === 0) throw new NotFoundError("customer_not_found", `No customer ${id}.`);
+    if (rows.length === 0) throw appError("customer_not_found", `No customer ${id}.`);
     const current = customerFromRow(rows[0]);
     const changedFields = EDITABLE.filter((field) => field in next && JSON.stringify(next[field]) !== JSON.stringify(current[field]));
     // An update that changes nothing is not an event.

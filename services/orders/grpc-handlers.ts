@@ -9,7 +9,7 @@ import type {
   OrdersServiceServer,
   Shipment as ShipmentMessage,
 } from "@waybill/contracts/gen/waybill/orders/v1/orders.js";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { unary } from "@waybill/platform/grpc.js";
 import { batchedUnary } from "@waybill/platform/grpc-batch.js";
 import type { Logger } from "@waybill/platform/logger.js";
@@ -121,10 +121,7 @@ export function ordersGrpcHandlers(deps: OrdersDeps, logger: Logger): OrdersServ
 function clearedSet(fields: string[], allowed: string[]): Set<string> {
   const unknown = fields.filter((f) => !allowed.includes(f));
   if (unknown.length > 0)
-    throw new ValidationError(
-      "These fields cannot be null.",
-      unknown.map((path) => ({ path, message: "must not be null" })),
-    );
+    throw appError("validation_failed", "These fields cannot be null.", { errors: unknown.map((path) => ({ path, message: "must not be null" })) });
   return new Set(fields);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import {
   assertOrderTransition,
   canMoveOrder,
@@ -38,9 +38,9 @@ describe("order state machine", () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(ConflictError);
-    expect((caught as ConflictError).status).toBe(409);
-    expect((caught as ConflictError).code).toBe("invalid_status_transition");
+    expect(caught).toBeInstanceOf(AppError);
+    expect((caught as AppError).status).toBe(409);
+    expect((caught as AppError).code).toBe("invalid_status_transition");
   });
 
   it("refuses the same status and everything out of a final status", () => {

@@ -1,6 +1,6 @@
 // The order state machine as pure functions: which moves are allowed and what each move does
 // to stock. Persistence and side effects live in order-transitions.ts.
-import { ConflictError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 
 export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -27,7 +27,7 @@ export function assertOrderTransition(from: OrderStatus, to: OrderStatus): void 
   if (canMoveOrder(from, to)) return;
   const allowed = NEXT[from];
   const hint = allowed.length === 0 ? `${from} is final` : `from ${from} it can move to ${allowed.join(" or ")}`;
-  throw new ConflictError("invalid_status_transition", `An order cannot move from ${from} to ${to}: ${hint}.`);
+  throw appError("invalid_status_transition", `An order cannot move from ${from} to ${to}: ${hint}.`);
 }
 
 export type StockEffect = "reserve" | "release" | "consume" | "none";

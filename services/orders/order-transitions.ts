@@ -3,7 +3,8 @@
 // status update and its events in one transaction. A saga undoes the stock effect when the
 // local part fails.
 import type { PoolClient } from "@waybill/platform/db.js";
-import { AppError, ConflictError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
 import type { OrdersDeps } from "./deps.js";
 import { stockLinesOf } from "./inventory-port.js";
@@ -15,7 +16,7 @@ import { clearStockIntent } from "./stock-intents.js";
 /** POST /orders/{id}/status: one transition, one transaction id for all its events. */
 export async function changeOrderStatus(deps: OrdersDeps, tenantId: string, orderId: string, status: string): Promise<Order> {
   if (!isOrderStatus(status)) {
-    throw new ValidationError(`Unknown order status "${status}".`, [{ path: "status", message: "not an order status" }]);
+    throw appError("validation_failed", `Unknown order status "${status}".`, { errors: [{ path: "status", message: "not an order status" }] });
   }
   return withSagaTransaction(deps.pool, deps.logger, async (client, saga) => {
     const order = await lockOrder(client, tenantId, orderId);
@@ -70,7 +71,7 @@ export async function moveOrder(deps: OrdersDeps, client: PoolClient, saga: Saga
     to,
   ]);
   if (rowCount === 0) {
-    throw new ConflictError("invalid_status_transition", `The order is no longer ${order.status}; it changed meanwhile.`);
+    throw appError("invalid_status_transition", `The order is no longer ${order.status}; it changed meanwhile.`);
   }
   if (effect !== "none") await clearStockIntent(client, tenantId, order.id);
   const events: NewEvent[] = [
@@ -93,7 +94,7 @@ async function assertNothingDelivered(client: PoolClient, tenantId: string, orde
     orderId,
   ]);
   if (rowCount !== 0) {
-    throw new ConflictError("order_partially_delivered", `Order ${orderId} has delivered shipments; it cannot be cancelled. Deliver the rest to complete it.`);
+    throw appError("order_partially_delivered", `Order ${orderId} has delivered shipments; it cannot be cancelled. Deliver the rest to complete it.`);
   }
 }
 

@@ -2,7 +2,8 @@
 // scoped to one tenant. Status moves live in order-transitions.ts.
 import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
-import { BadRequestError, ConflictError, NotFoundError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { AppError, FieldError } from "@waybill/platform/errors.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { currencyScale, formatMinorUnits, formatStoredAmount, isCurrency, toMinorUnits } from "@waybill/platform/money.js";
@@ -61,7 +62,7 @@ export interface OrderFilter {
 /** ISO 8601 UTC of a date or date-time given by a client; a bare date is midnight UTC. */
 function toInstant(value: string, path: string): string {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new ValidationError(`${path} is not a valid date`, [{ path, message: "not a valid date" }]);
+  if (Number.isNaN(date.getTime())) throw appError("validation_failed", `${path} is not a valid date`, { errors: [{ path, message: "not a valid date" }] });
   return date.toISOString();
 }
 
@@ -80,12 +81,12 @@ export function orderSnapshot(order: Order) {
 }
 
 /** 422 unknown_product: one field error per line that names a product the tenant does not have. */
-export function unknownProducts(items: readonly { productId: string }[], missing: readonly string[]): ValidationError {
+export function unknownProducts(items: readonly { productId: string }[], missing: readonly string[]): AppError {
   const unknown = new Set(missing);
   const errors: FieldError[] = items.flatMap((item, index) =>
     unknown.has(item.productId) ? [{ path: `orderItems.${index}.productId`, message: `no product ${item.productId} in this tenant` }] : [],
   );
-  return new ValidationError(`No product ${missing.join(", ")} in this tenant; create it first (POST /v1/products).`, errors, "unknown_product");
+  return appError("unknown_product", `No product ${missing.join(", ")} in this tenant; create it first (POST /v1/products).`, { errors });
 }
 
 export async function createOrder(
@@ -95,10 +96,10 @@ export async function createOrder(
   idempotency?: IdempotencyRequest,
 ): Promise<IdempotentResult<Order>> {
   if (!isCurrency(input.currency)) {
-    throw new ValidationError("currency is not an ISO 4217 code", [{ path: "currency", message: "unknown currency code" }]);
+    throw appError("validation_failed", "currency is not an ISO 4217 code", { errors: [{ path: "currency", message: "unknown currency code" }] });
   }
   if (input.orderItems.length === 0) {
-    throw new ValidationError("an order needs at least one item", [{ path: "orderItems", message: "must not be empty" }]);
+    throw appError("validation_failed", "an order needs at least one item", { errors: [{ path: "orderItems", message: "must not be empty" }] });
   }
   const scale = currencyScale(input.currency);
   let totalUnits = 0n;
@@ -106,10 +107,13 @@ export async function createOrder(
   const items: OrderItem[] = input.orderItems.map((item, index) => {
     // The table's CHECK would refuse these too, but as a 500.
     if (!(Number.isInteger(item.quantity) && item.quantity > 0)) {
-      throw new ValidationError("quantities are positive integers", [{ path: `orderItems.${index}.quantity`, message: "must be a positive integer" }]);
+      throw appError("validation_failed", "quantities are positive integers", {
+        errors: [{ path: `orderItems.${index}.quantity`, message: "must be a positive integer" }],
+      });
     }
     const units = toMinorUnits(item.price, scale, `orderItems.${index}.price`);
-    if (units < 0n) throw new ValidationError("prices cannot be negative", [{ path: `orderItems.${index}.price`, message: "must be zero or more" }]);
+    if (units < 0n)
+      throw appError("validation_failed", "prices cannot be negative", { errors: [{ path: `orderItems.${index}.price`, message: "must be zero or more" }] });
     lineUnits.push(units * BigInt(item.quantity));
     totalUnits += lineUnits[index];
     return { productId: item.productId, quantity: item.quantity, price: formatMinorUnits(units, scale) };
@@ -120,10 +124,10 @@ export async function createOrder(
       fitsAmountColumn(units, scale) ? [] : [{ path: `orderItems.${index}`, message: `price × quantity exceeds ${maxAmountText(scale)}` }],
     );
     tooLarge.push({ path: "total", message: `the order's total exceeds ${maxAmountText(scale)}` });
-    throw new ValidationError(
-      `The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`,
-      tooLarge,
+    throw appError(
       "amount_out_of_range",
+      `The order's total is larger than the largest amount an order can hold (${maxAmountText(scale)} ${input.currency}).`,
+      { errors: tooLarge },
     );
   }
   const id = newId("ord");
@@ -154,7 +158,7 @@ export async function createOrder(
   };
   const created = (outcome: OrderInsertOutcome): Order => {
     if (outcome === "unknown_customer") throw customerNotFound(input.customerId);
-    if (outcome === "duplicate_short_id") throw new ConflictError("duplicate_short_id", `An order with shortId "${input.shortId}" already exists.`);
+    if (outcome === "duplicate_short_id") throw appError("duplicate_short_id", `An order with shortId "${input.shortId}" already exists.`);
     return { ...order, ...outcome };
   };
   const { records } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
@@ -208,7 +212,7 @@ const GET_ORDER = preparedStatement("orders_get_order", `SELECT ${ORDER_COLUMNS}
 const LOCK_ORDER = preparedStatement("orders_lock_order", `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR UPDATE OF o`);
 export async function getOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
   const { rows } = await db.query<OrderRow>(GET_ORDER([tenantId, id]));
-  if (rows.length === 0) throw new NotFoundError("order_not_found", `No order ${id}.`);
+  if (rows.length === 0) throw appError("order_not_found", `No order ${id}.`);
   return orderFromRow(rows[0]);
 }
 
@@ -219,14 +223,14 @@ export async function getOrder(db: Queryable, tenantId: string, id: string): Pro
  */
 export async function lockOrder(db: Queryable, tenantId: string, id: string): Promise<Order> {
   const { rows } = await db.query<OrderRow>(LOCK_ORDER([tenantId, id]));
-  if (rows.length === 0) throw new NotFoundError("order_not_found", `No order ${id}.`);
+  if (rows.length === 0) throw appError("order_not_found", `No order ${id}.`);
   return orderFromRow(rows[0]);
 }
 
 /** A page of orders, newest first, as the JSON array the HTTP API answers (order-listing.ts). */
 export async function listOrdersJson(db: Queryable, tenantId: string, filter: OrderFilter): Promise<{ dataJson: string; nextCursor: string | null }> {
   if (filter.status !== undefined && !isOrderStatus(filter.status)) {
-    throw new BadRequestError("invalid_query", `Unknown order status "${filter.status}".`);
+    throw appError("invalid_query", `Unknown order status "${filter.status}".`);
   }
   const after = decodeCursor(filter.cursor);
   const { rows } = await db.query<{ data: string; last_id: string | null; more: boolean }>(listOrdersJsonQuery(tenantId, filter, after));
@@ -239,7 +243,7 @@ export async function updateOrder(deps: Pick<OrdersDeps, "pool" | "topology">, t
   return withTransaction(deps.pool, async (client) => {
     const current = await lockOrder(client, tenantId, id);
     if (!isEditable(current.status)) {
-      throw new ConflictError("order_not_editable", `A ${current.status} order cannot be changed.`);
+      throw appError("order_not_editable", `A ${current.status} order cannot be changed.`);
     }
     const changedFields: string[] = [];
     if (dueDate !== undefined && dueDate !== current.dueDate) changedFields.push("dueDate");

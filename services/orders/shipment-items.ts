@@ -1,6 +1,7 @@
 // Which items a new shipment carries: what the caller listed, checked against what the order
 // has left to ship, or by default everything the order's earlier shipments did not cover.
-import { ConflictError, ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import type { FieldError } from "@waybill/platform/errors.js";
 import { stockLinesOf, type StockLine } from "./inventory-port.js";
 
 /** Quantity per product the order has not yet put in a shipment (zero or less: all of it shipped). */
@@ -20,7 +21,7 @@ export function resolveShipmentItems(ordered: readonly StockLine[], shipped: rea
 
   if (!requested || requested.length === 0) {
     const rest = [...left].filter(([, quantity]) => quantity > 0).map(([productId, quantity]) => ({ productId, quantity }));
-    if (rest.length === 0) throw new ConflictError("order_fully_shipped", "Every item of this order is already in a shipment.");
+    if (rest.length === 0) throw appError("order_fully_shipped", "Every item of this order is already in a shipment.");
     return rest;
   }
 
@@ -36,6 +37,6 @@ export function resolveShipmentItems(ordered: readonly StockLine[], shipped: rea
     }
     left.set(item.productId, remaining - item.quantity);
   });
-  if (errors.length > 0) throw new ValidationError("The shipment's items do not fit the order.", errors);
+  if (errors.length > 0) throw appError("validation_failed", "The shipment's items do not fit the order.", { errors });
   return stockLinesOf(requested);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { assertShipmentTransition, canMoveShipment, isShipmentStatus, SHIPMENT_STATUSES, type ShipmentStatus } from "./shipment-status.js";
 
 const ALLOWED: [ShipmentStatus, ShipmentStatus][] = [
@@ -22,11 +22,11 @@ describe("shipment state machine", () => {
 
   it.each(refused)("refuses %s → %s with 409 invalid_status_transition", (from, to) => {
     expect(canMoveShipment(from, to)).toBe(false);
-    expect(() => assertShipmentTransition(from, to)).toThrow(ConflictError);
+    expect(() => assertShipmentTransition(from, to)).toThrow(AppError);
     try {
       assertShipmentTransition(from, to);
     } catch (error) {
-      expect((error as ConflictError).code).toBe("invalid_status_transition");
+      expect((error as AppError).code).toBe("invalid_status_transition");
     }
   });
 

@@ -1,5 +1,5 @@
 // The shipment state machine as pure functions.
-import { ConflictError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 
 export const SHIPMENT_STATUSES = ["pending", "inTransit", "delivered", "exception"] as const;
 export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
@@ -25,5 +25,5 @@ export function assertShipmentTransition(from: ShipmentStatus, to: ShipmentStatu
   if (canMoveShipment(from, to)) return;
   const allowed = NEXT[from];
   const hint = allowed.length === 0 ? `${from} is final` : `from ${from} it can move to ${allowed.join(" or ")}`;
-  throw new ConflictError("invalid_status_transition", `A shipment cannot move from ${from} to ${to}: ${hint}.`);
+  throw appError("invalid_status_transition", `A shipment cannot move from ${from} to ${to}: ${hint}.`);
 }

@@ -1,7 +1,7 @@
 // Shipments of an order: creation, reads and status changes with their timeline. A status
 // change is one plain function, `applyShipmentStatus`, that HTTP and device messages share.
 import { UNIQUE_VIOLATION, type PoolClient, type Queryable } from "@waybill/platform/db.js";
-import { ConflictError, NotFoundError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { idempotent, type IdempotencyRequest, type IdempotentResult } from "@waybill/platform/idempotency.js";
 import { newId } from "@waybill/platform/ids.js";
 import { appendEvents, type NewEvent } from "@waybill/contracts/events/outbox-events.js";
@@ -85,7 +85,7 @@ export async function createShipment(
     idempotent(client, tenantId, "shipments.create", idempotency, async () => {
       const order = await lockOrder(client, tenantId, orderId);
       if (!isShippable(order.status)) {
-        throw new ConflictError("order_not_shippable", `A ${order.status} order cannot be shipped; it must be ready or inProgress.`);
+        throw appError("order_not_shippable", `A ${order.status} order cannot be shipped; it must be ready or inProgress.`);
       }
       const items = resolveShipmentItems(order.orderItems, await shippedItems(client, tenantId, orderId), input.items);
       const id = newId("shp");
@@ -96,7 +96,7 @@ export async function createShipment(
         )
         .catch((error: { code?: string; constraint?: string }) => {
           if (error.code === UNIQUE_VIOLATION && error.constraint === "shipments_tenant_tracking_number") {
-            throw new ConflictError("duplicate_tracking_number", `A shipment with trackingNumber "${input.trackingNumber}" already exists.`);
+            throw appError("duplicate_tracking_number", `A shipment with trackingNumber "${input.trackingNumber}" already exists.`);
           }
           throw error;
         });
@@ -130,7 +130,7 @@ export async function createShipment(
 export async function applyShipmentStatus(deps: OrdersDeps, tenantId: string, ref: ShipmentRef, change: ShipmentStatusChange): Promise<Shipment> {
   const to = change.status;
   if (!isShipmentStatus(to)) {
-    throw new ValidationError(`Unknown shipment status "${to}".`, [{ path: "status", message: "not a shipment status" }]);
+    throw appError("validation_failed", `Unknown shipment status "${to}".`, { errors: [{ path: "status", message: "not a shipment status" }] });
   }
   const at = change.at ? pastInstant(change.at, "at") : new Date().toISOString();
   const location = change.location ?? null;
@@ -205,13 +205,13 @@ const SHIPMENT_COLUMNS = `s.*,
 
 export async function getShipment(db: Queryable, tenantId: string, id: string): Promise<Shipment> {
   const { rows } = await db.query<ShipmentViewRow>(`SELECT ${SHIPMENT_COLUMNS} FROM shipments s WHERE s.tenant_id = $1 AND s.id = $2`, [tenantId, id]);
-  if (rows.length === 0) throw new NotFoundError("shipment_not_found", `No shipment ${id}.`);
+  if (rows.length === 0) throw appError("shipment_not_found", `No shipment ${id}.`);
   return shipmentFromRow(rows[0]);
 }
 
 export async function listShipments(db: Queryable, tenantId: string, filter: ShipmentFilter): Promise<Page<Shipment>> {
   if (filter.status !== undefined && !isShipmentStatus(filter.status)) {
-    throw new ValidationError(`Unknown shipment status "${filter.status}".`, [{ path: "status", message: "not a shipment status" }]);
+    throw appError("validation_failed", `Unknown shipment status "${filter.status}".`, { errors: [{ path: "status", message: "not a shipment status" }] });
   }
   const after = decodeCursor(filter.cursor);
   const { rows } = await db.query<ShipmentViewRow>(
@@ -235,7 +235,7 @@ async function findShipment(db: Queryable, tenantId: string, ref: ShipmentRef): 
     [tenantId, byId ? ref : ref.trackingNumber],
   );
   if (rows.length === 0) {
-    throw new NotFoundError("shipment_not_found", byId ? `No shipment ${ref}.` : `No shipment with trackingNumber "${ref.trackingNumber}".`);
+    throw appError("shipment_not_found", byId ? `No shipment ${ref}.` : `No shipment with trackingNumber "${ref.trackingNumber}".`);
   }
   return { id: rows[0].id, orderId: rows[0].order_id };
 }
@@ -270,9 +270,10 @@ async function addTimelineEntry(client: PoolClient, tenantId: string, shipmentId
 /** An ISO 8601 instant given by a caller, normalised to UTC, not (much) in the future. */
 function pastInstant(value: string, path: string): string {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new ValidationError(`${path} is not a valid date-time`, [{ path, message: "not a valid date-time" }]);
+  if (Number.isNaN(date.getTime()))
+    throw appError("validation_failed", `${path} is not a valid date-time`, { errors: [{ path, message: "not a valid date-time" }] });
   if (date.getTime() > Date.now() + MAX_CLOCK_SKEW_MS) {
-    throw new ValidationError(`${path} is in the future`, [{ path, message: "must not be in the future" }]);
+    throw appError("validation_failed", `${path} is in the future`, { errors: [{ path, message: "must not be in the future" }] });
   }
   return date.toISOString();
 }

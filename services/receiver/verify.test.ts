@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createReceiver } from "./example-receiver.js";

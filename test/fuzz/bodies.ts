@@ -37,7 +37,7 @@ const POLLUTION_KEYS = ["__proto__", "constructor", "prototype"];
 /** Deeply nested JSON text (built as text: JSON.stringify of such depth would itself overflow). */
 const deepNesting = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.constantFrom("[", '{"a":')).map(([depth, open]) => {
   const close = open === "[" ? "]" : "}";
-  return open.repeat(depth) + "1" + close.repeat(depth);
+  return `${open.repeat(depth)}1${close.repeat(depth)}`;
 });
 
 const hugeNumber = fc.oneof(

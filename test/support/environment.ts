@@ -61,6 +61,8 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
       // for secrets at its end (log-scan.ts); otherwise nothing is logged unless asked for.
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.TEST_LOG_DIR ? "debug" : "silent"),
       ...(process.env.TEST_LOG_DIR ? { LOG_FILE: path.join(process.env.TEST_LOG_DIR, `worker-${process.pid}.log`) } : {}),
+      // Every answer of the edge, validated against the OpenAPI document when the run ends (contract-check.ts).
+      ...(process.env.TEST_LOG_DIR ? { ANSWER_LOG_FILE: path.join(process.env.TEST_LOG_DIR, `answers-${process.pid}.jsonl`) } : {}),
       BIND_HOST: "127.0.0.1",
     },
     async cleanup() {

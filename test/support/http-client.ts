@@ -1,11 +1,13 @@
 // A small HTTP client for tests and the fuzz and chaos runs: JSON in, status + headers + parsed
 // body out, and a poll for a condition. No vitest here: scripts outside the runner import it.
+// biome-ignore lint/suspicious/noExplicitAny: an answer is whatever JSON the API sent; tests read its fields and assert on them, so the default type is loose on purpose
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
   body: T;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the same loose default as Answer
 export async function request<T = any>(
   url: string,
   init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},

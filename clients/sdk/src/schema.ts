@@ -109,7 +109,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Move an order to another status (409 invalid_status_transition, insufficient_stock, order_partially_delivered) */
+        /** Move an order to another status */
         post: operations["postOrdersByIdStatus"];
         delete?: never;
         options?: never;
@@ -177,7 +177,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Move a shipment to another status (409 invalid_status_transition) */
+        /** Move a shipment to another status */
         post: operations["postShipmentsByIdStatus"];
         delete?: never;
         options?: never;
@@ -268,7 +268,7 @@ export type paths = {
         /** Update a product (a lowStockThreshold raised above a location's available stock emits inventory.low) */
         put: operations["putProductsById"];
         post?: never;
-        /** Delete a product (409 product_reserved while open orders hold its stock) */
+        /** Delete a product (refused while open orders hold its stock) */
         delete: operations["deleteProductsById"];
         options?: never;
         head?: never;
@@ -426,7 +426,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Deliver a webhook.test event now and answer its execution record (409 hook_paused) */
+        /** Deliver a webhook.test event now and answer its execution record */
         post: operations["postHooksByIdTest"];
         delete?: never;
         options?: never;
@@ -460,7 +460,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Deliver an execution's event again now (trigger manual; 409 hook_paused) */
+        /** Deliver an execution's event again now (trigger manual) */
         post: operations["postHooksByIdExecutionsByExecutionIdRetry"];
         delete?: never;
         options?: never;
@@ -1120,16 +1120,22 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
+        /** @description RFC 9457 problem details; branch on `code` (docs/errors.md lists every code) */
         Problem: {
+            /** @description https://waybill.dev/problems/<code> */
             type: string;
             title: string;
             status: number;
+            /** @description What went wrong, for people; may change */
             detail: string;
-            /** @description Stable machine-readable error code */
-            code: string;
+            /**
+             * @description Stable machine-readable error code
+             * @enum {string}
+             */
+            code: "invalid_cursor" | "idempotency_key_in_flight" | "validation_failed" | "idempotency_key_reused" | "internal_error" | "upstream_unavailable" | "upstream_failed" | "database_unavailable" | "invalid_json" | "unreadable_body" | "invalid_query" | "invalid_transaction_id" | "invalid_idempotency_key" | "invalid_last_event_id" | "bad_request" | "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked" | "invalid_credentials" | "role_forbidden" | "token_type_forbidden" | "route_not_found" | "not_found" | "session_not_found" | "order_not_found" | "customer_not_found" | "shipment_not_found" | "product_not_found" | "hook_not_found" | "execution_not_found" | "event_not_found" | "token_not_found" | "user_not_found" | "tenant_not_found" | "method_not_allowed" | "duplicate_short_id" | "duplicate_sku" | "duplicate_tracking_number" | "duplicate_email" | "duplicate_tenant" | "invalid_status_transition" | "insufficient_stock" | "order_not_editable" | "order_not_shippable" | "order_fully_shipped" | "order_partially_delivered" | "product_reserved" | "hook_paused" | "recovery_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_content_encoding" | "invalid_character" | "unknown_product" | "amount_out_of_range" | "blocked_address" | "missing_identity_secret_key" | "invalid_tenant_name" | "invalid_password" | "invalid_name" | "invalid_expires_at" | "rate_limited" | "too_many_streams" | "events_unavailable" | "ingress_unavailable";
             errors?: {
-                path?: string;
-                message?: string;
+                path: string;
+                message: string;
             }[];
         };
         OrderCreatedEvent: {
@@ -1546,6 +1552,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct-horse-battery-staple",
+                 *       "remember": true
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1562,6 +1575,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIn0.eyJzdWIiOiJ1c3JfMDFqZHpxMXY1dzl4M3k3ejFhNWI5YzNkN2UifQ.c2lnbmF0dXJl",
+                     *       "tokenType": "Bearer",
+                     *       "expiresAt": "2027-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         accessToken: string;
                         /** @constant */
@@ -1570,67 +1590,108 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Wrong email or password (invalid_credentials) */
+            /** @description Unauthorized: `invalid_credentials` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "invalid_credentials";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1653,6 +1714,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImtleS0xIn0.eyJzdWIiOiJ1c3JfMDFqZHpxMXY1dzl4M3k3ejFhNWI5YzNkN2UifQ.c2lnbmF0dXJl",
+                     *       "tokenType": "Bearer",
+                     *       "expiresAt": "2027-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         accessToken: string;
                         /** @constant */
@@ -1661,67 +1729,108 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Wrong email or password (invalid_credentials) */
+            /** @description Unauthorized: `session_expired` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "session_expired";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1745,67 +1854,92 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Wrong email or password (invalid_credentials) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Too many logins from this address (rate_limited; Retry-After) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1833,6 +1967,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *           "shortId": "ORD-1042",
+                     *           "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *           "dueDate": "2026-12-01",
+                     *           "currency": "EUR",
+                     *           "status": "ready",
+                     *           "orderItems": [
+                     *             {
+                     *               "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *               "quantity": 2,
+                     *               "price": "4.90"
+                     *             }
+                     *           ],
+                     *           "total": "9.80",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -1848,56 +2007,89 @@ export interface operations {
                                 price: string;
                             }[];
                             total: string;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -1916,15 +2108,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-12-01",
+                 *       "currency": "EUR",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     shortId: string;
                     customerId: string;
                     dueDate?: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
                     orderItems: {
                         productId: string;
                         quantity: number;
-                        /** @description A decimal amount; a string is exact, numbers are accepted when exact */
+                        /** @description A decimal amount, best as a string ("12.50"); a JSON number is accepted when it is exactly that decimal. At most the currency's minor-unit decimals (2 for EUR, 0 for JPY, 3 for BHD) and 15 integer digits; anything else is a 422. */
                         price: string | number;
                     }[];
                 };
@@ -1937,6 +2145,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -1951,90 +2179,143 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_short_id, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_short_id`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_short_id" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `unknown_product`, `amount_out_of_range` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "unknown_product" | "amount_out_of_range";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2047,6 +2328,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
@@ -2059,6 +2341,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -2073,63 +2375,101 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2142,12 +2482,19 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dueDate": "2026-12-01",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k"
+                 *     }
+                 */
                 "application/json": {
                     /** @description null clears the due date */
                     dueDate?: (string) | null;
@@ -2162,6 +2509,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -2176,99 +2543,157 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (order_not_editable) */
+            /** @description Conflict: `order_not_editable` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "order_not_editable";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2281,12 +2706,18 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ready"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "ready" | "inProgress" | "completed" | "cancelled";
@@ -2300,6 +2731,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "shortId": "ORD-1042",
+                     *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "dueDate": "2026-12-01",
+                     *       "currency": "EUR",
+                     *       "status": "ready",
+                     *       "orderItems": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2,
+                     *           "price": "4.90"
+                     *         }
+                     *       ],
+                     *       "total": "9.80",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         shortId: string;
@@ -2314,99 +2765,157 @@ export interface operations {
                             price: string;
                         }[];
                         total: string;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition, insufficient_stock, order_partially_delivered) */
+            /** @description Conflict: `invalid_status_transition`, `insufficient_stock`, `order_partially_delivered` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition" | "insufficient_stock" | "order_partially_delivered";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2421,12 +2930,25 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ord_01jdzq7c2m4k8w5e7r9t1y4x6h */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "items": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     carrier: string;
                     trackingNumber: string;
@@ -2445,6 +2967,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2466,99 +3015,157 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `order_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "order_not_found";
+                    };
                 };
             };
-            /** @description State conflict (order_not_shippable, duplicate_tracking_number, order_fully_shipped, idempotency_key_in_flight) */
+            /** @description Conflict: `order_not_shippable`, `duplicate_tracking_number`, `order_fully_shipped`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "order_not_shippable" | "duplicate_tracking_number" | "order_fully_shipped" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2586,6 +3193,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *           "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *           "carrier": "DHL",
+                     *           "trackingNumber": "JD014600006281234567",
+                     *           "status": "inTransit",
+                     *           "items": [
+                     *             {
+                     *               "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *               "quantity": 2
+                     *             }
+                     *           ],
+                     *           "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *           "receivedBy": "M. Jensen",
+                     *           "timeline": [
+                     *             {
+                     *               "status": "inTransit",
+                     *               "at": "2026-11-26T09:30:00.000Z",
+                     *               "location": "main",
+                     *               "note": "Left with the front desk"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -2608,56 +3247,89 @@ export interface operations {
                                 location: string | null;
                                 note: string | null;
                             }[];
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2670,6 +3342,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
@@ -2682,6 +3355,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2703,63 +3403,101 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2772,12 +3510,20 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "inTransit" | "delivered" | "exception";
@@ -2793,6 +3539,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2814,99 +3587,157 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition) */
+            /** @description Conflict: `invalid_status_transition` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -2919,12 +3750,20 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example shp_01jdzq9z3y7x1w5v9t3s7r1q5p */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receivedBy": "M. Jensen",
+                 *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": {
                     receivedBy?: string | null;
                     /** @description When it was delivered; now when absent */
@@ -2940,6 +3779,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                     *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                     *       "carrier": "DHL",
+                     *       "trackingNumber": "JD014600006281234567",
+                     *       "status": "inTransit",
+                     *       "items": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "quantity": 2
+                     *         }
+                     *       ],
+                     *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                     *       "receivedBy": "M. Jensen",
+                     *       "timeline": [
+                     *         {
+                     *           "status": "inTransit",
+                     *           "at": "2026-11-26T09:30:00.000Z",
+                     *           "location": "main",
+                     *           "note": "Left with the front desk"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         orderId: string;
@@ -2961,99 +3827,157 @@ export interface operations {
                             location: string | null;
                             note: string | null;
                         }[];
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `shipment_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "shipment_not_found";
+                    };
                 };
             };
-            /** @description State conflict (invalid_status_transition) */
+            /** @description Conflict: `invalid_status_transition` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "invalid_status_transition";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3079,6 +4003,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+49 30 1234567",
+                     *           "address": {
+                     *             "line1": "Unter den Linden 1",
+                     *             "line2": "3rd floor",
+                     *             "city": "Berlin",
+                     *             "region": "Berlin",
+                     *             "postalCode": "10117",
+                     *             "country": "DE"
+                     *           },
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -3093,56 +4040,89 @@ export interface operations {
                                 postalCode: string | null;
                                 country: string;
                             } | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3161,6 +4141,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     email?: string | null;
@@ -3183,6 +4178,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -3196,90 +4209,143 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3292,6 +4358,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example cus_01jdzq5a9b3c7d1e5f9g3h7j1k */
                 id: string;
             };
             cookie?: never;
@@ -3304,6 +4371,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -3317,63 +4402,101 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `customer_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "customer_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3386,12 +4509,28 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example cus_01jdzq5a9b3c7d1e5f9g3h7j1k */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description null clears it */
@@ -3417,6 +4556,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                     *       "name": "Ada Lovelace",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+49 30 1234567",
+                     *       "address": {
+                     *         "line1": "Unter den Linden 1",
+                     *         "line2": "3rd floor",
+                     *         "city": "Berlin",
+                     *         "region": "Berlin",
+                     *         "postalCode": "10117",
+                     *         "country": "DE"
+                     *       },
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -3430,90 +4587,143 @@ export interface operations {
                             postalCode: string | null;
                             country: string;
                         } | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `customer_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "customer_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3539,6 +4749,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "sku": "CUP-ESP-090",
+                     *           "name": "Espresso cup, 90 ml",
+                     *           "price": "4.90",
+                     *           "currency": "EUR",
+                     *           "lowStockThreshold": 5,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -3547,56 +4774,89 @@ export interface operations {
                             price: string | null;
                             currency: string | null;
                             lowStockThreshold: number | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3615,13 +4875,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Espresso cup, 90 ml",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": {
                     /** @description Unique within the tenant */
                     sku: string;
                     name: string;
                     /** @description Requires currency */
                     price?: (string | number) | null;
-                    currency?: string | null;
+                    currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL") | null;
                     lowStockThreshold?: number | null;
                 };
             };
@@ -3633,6 +4902,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3640,90 +4921,143 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_sku, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_sku`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_sku" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3736,6 +5070,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
@@ -3748,6 +5083,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3755,63 +5102,101 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3824,18 +5209,28 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Espresso cup, 90 ml",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": {
                     /** @description Unique within the tenant */
                     sku?: string;
                     name?: string;
                     price?: (string | number) | null;
-                    currency?: string | null;
+                    currency?: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL") | null;
                     lowStockThreshold?: number | null;
                 };
             };
@@ -3847,6 +5242,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "sku": "CUP-ESP-090",
+                     *       "name": "Espresso cup, 90 ml",
+                     *       "price": "4.90",
+                     *       "currency": "EUR",
+                     *       "lowStockThreshold": 5,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         sku: string;
@@ -3854,99 +5261,157 @@ export interface operations {
                         price: string | null;
                         currency: string | null;
                         lowStockThreshold: number | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_sku) */
+            /** @description Conflict: `duplicate_sku` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_sku";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -3959,6 +5424,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example prd_01jdzq4n8p2q6r0s4t8v2w6x0y */
                 id: string;
             };
             cookie?: never;
@@ -3972,67 +5438,108 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `product_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "product_not_found";
+                    };
                 };
             };
-            /** @description State conflict (product_reserved) */
+            /** @description Conflict: `product_reserved` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "product_reserved";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4060,6 +5567,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *           "location": "main",
+                     *           "onHand": 40,
+                     *           "reserved": 2,
+                     *           "available": 38
+                     *         }
+                     *       ],
+                     *       "nextCursor": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             productId: string;
@@ -4073,49 +5594,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4134,6 +5686,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "delta": -2,
+                 *       "reason": "cycle count"
+                 *     }
+                 */
                 "application/json": {
                     productId: string;
                     /** @description Defaults to "default" */
@@ -4141,7 +5701,7 @@ export interface operations {
                     delta?: number;
                     setTo?: number;
                     reason: string;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -4151,6 +5711,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                     *       "location": "main",
+                     *       "onHand": 40,
+                     *       "reserved": 2,
+                     *       "available": 38,
+                     *       "id": "adj_01jdzqc3d7e1f5g9h3j7k1m5n9",
+                     *       "delta": -2,
+                     *       "reason": "cycle count",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         productId: string;
                         location: string;
@@ -4163,89 +5736,141 @@ export interface operations {
                         /** @description What onHand changed by (computed for setTo) */
                         delta: number;
                         reason: string;
+                        /** Format: date-time */
                         createdAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (insufficient_stock, idempotency_key_in_flight) */
+            /** @description Conflict: `insufficient_stock`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "insufficient_stock" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `unknown_product` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "unknown_product";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4268,6 +5893,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "kind": "order.created",
+                     *           "schema": {
+                     *             "content-type": "application/json"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             kind: string;
@@ -4278,49 +5915,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4348,10 +6016,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *           "kind": "order.created",
+                     *           "time": "2026-11-26T09:30:00.000Z",
+                     *           "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8"
+                     *     }
+                     */
                     "application/json": {
                         data: ({
                             id: string;
                             kind: string;
+                            /** Format: date-time */
                             time: string;
                             transactionId: string;
                         } & {
@@ -4361,49 +6043,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4430,52 +6143,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example id: evt_01jdzqb2c6d0e4f8g2h6j0k4m8
+                     *     event: order.created
+                     *     data: {"id":"evt_01jdzqb2c6d0e4f8g2h6j0k4m8","kind":"order.created","time":"2026-11-26T09:30:00.000Z","transactionId":"txn_01jdzqe5f9g3h7j1k5m9n3p7q1","orderId":"ord_01jdzq7c2m4k8w5e7r9t1y4x6h"}
+                     *
+                     *     : heartbeat
+                     */
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_last_event_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_last_event_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `too_many_streams`, `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "too_many_streams" | "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `events_unavailable`, `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "events_unavailable" | "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4501,6 +6252,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *           "name": "Orders to the ERP",
+                     *           "url": "https://erp.example.com/hooks/waybill",
+                     *           "on": "order.created",
+                     *           "status": "active",
+                     *           "ordering": "none",
+                     *           "successCount": 12,
+                     *           "errorCount": 0,
+                     *           "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -4519,56 +6291,89 @@ export interface operations {
                             lastRunAt: string | null;
                             /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                             disabledReason: string | null;
+                            /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
                             updatedAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4587,9 +6392,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Orders to the ERP",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "on": "order.created",
+                 *       "ordering": "none"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
-                    /** @description http(s) URL the signed deliveries are POSTed to */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL the signed deliveries are POSTed to, without user name or password
+                     */
                     url: string;
                     /**
                      * @description The event kind this hook receives (GET /event-kinds)
@@ -4611,6 +6427,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLcDq",
+                     *       "secretLastRotatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4628,7 +6462,9 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                         /** @description "whsec_" + base64; shown only in this answer. Signs X-Service-Signature. */
                         secret: string;
@@ -4636,85 +6472,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused`, `blocked_address` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused" | "blocked_address";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4727,6 +6614,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -4739,6 +6627,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4756,63 +6660,101 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4825,15 +6767,28 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Orders to the ERP",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "on": "order.created",
+                 *       "status": "active",
+                 *       "ordering": "none"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
-                    /** @description http(s) URL the signed deliveries are POSTed to */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL the signed deliveries are POSTed to, without user name or password
+                     */
                     url?: string;
                     /**
                      * @description The event kind this hook receives (GET /event-kinds)
@@ -4860,6 +6815,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "name": "Orders to the ERP",
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "on": "order.created",
+                     *       "status": "active",
+                     *       "ordering": "none",
+                     *       "successCount": 12,
+                     *       "errorCount": 0,
+                     *       "lastRunAt": "2026-11-26T09:30:00.000Z",
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -4877,90 +6848,143 @@ export interface operations {
                         lastRunAt: string | null;
                         /** @description Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it. */
                         disabledReason: string | null;
+                        /** Format: date-time */
                         createdAt: string;
+                        /** Format: date-time */
                         updatedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `blocked_address` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "blocked_address";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -4973,6 +6997,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -4986,58 +7011,94 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5050,6 +7111,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -5062,6 +7124,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLcDq",
+                     *       "secretLastRotatedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description "whsec_" + base64; shown only in this answer. Signs X-Service-Signature. */
                         secret: string;
@@ -5069,85 +7137,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5160,6 +7279,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -5172,15 +7292,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *       "eventKind": "order.created",
+                     *       "trigger": "event",
+                     *       "attempt": 1,
+                     *       "url": "https://erp.example.com/hooks/waybill",
+                     *       "requestedAt": "2026-11-26T09:30:00.000Z",
+                     *       "durationMs": 184,
+                     *       "outcome": "succeeded",
+                     *       "statusCode": 200,
+                     *       "responseBody": "{\"received\":true}",
+                     *       "responseHeaders": {
+                     *         "content-type": "application/json"
+                     *       },
+                     *       "error": null,
+                     *       "nextAttemptAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         hookId: string;
                         eventId: string;
                         eventKind: string;
                         /** @enum {string} */
-                        trigger: "event" | "retry" | "test" | "manual";
+                        trigger: "event" | "retry" | "test" | "manual" | "recover";
                         attempt: number;
                         url: string;
+                        /** Format: date-time */
                         requestedAt: string;
                         durationMs: number;
                         /** @enum {string} */
@@ -5198,94 +7340,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused) */
+            /** @description Conflict: `hook_paused` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5301,6 +7499,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
@@ -5313,6 +7512,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *           "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *           "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *           "eventKind": "order.created",
+                     *           "trigger": "event",
+                     *           "attempt": 1,
+                     *           "url": "https://erp.example.com/hooks/waybill",
+                     *           "requestedAt": "2026-11-26T09:30:00.000Z",
+                     *           "durationMs": 184,
+                     *           "outcome": "succeeded",
+                     *           "statusCode": 200,
+                     *           "responseBody": "{\"received\":true}",
+                     *           "responseHeaders": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "error": null,
+                     *           "nextAttemptAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5320,9 +7545,10 @@ export interface operations {
                             eventId: string;
                             eventKind: string;
                             /** @enum {string} */
-                            trigger: "event" | "retry" | "test" | "manual";
+                            trigger: "event" | "retry" | "test" | "manual" | "recover";
                             attempt: number;
                             url: string;
+                            /** Format: date-time */
                             requestedAt: string;
                             durationMs: number;
                             /** @enum {string} */
@@ -5342,58 +7568,94 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5406,108 +7668,184 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
+                /** @example exe_01jdzqa1b5c9d3e7f1g5h9j3k7 */
                 executionId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Done */
+            /** @description Success */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *       "executionId": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *       "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *       "queued": true
+                     *     }
+                     */
+                    "application/json": {
+                        hookId: string;
+                        /** @description the execution retried */
+                        executionId: string;
+                        /** @description the event queued for one more delivery (trigger manual) */
+                        eventId: string;
+                        /** @constant */
+                        queued: true;
+                    };
+                };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found`, `execution_not_found`, `event_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found" | "execution_not_found" | "event_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused) */
+            /** @description Conflict: `hook_paused` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5520,12 +7858,19 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example hook_01jdzq2k6m0n4p8q2r6s0t4v8w */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-25T00:00:00Z",
+                 *       "until": "2026-11-26T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     since: string;
@@ -5544,6 +7889,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queued": 3,
+                     *       "truncated": false
+                     *     }
+                     */
                     "application/json": {
                         /** @description events queued for redelivery */
                         queued: number;
@@ -5552,94 +7903,150 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `hook_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "hook_not_found";
+                    };
                 };
             };
-            /** @description State conflict (hook_paused, recovery_in_progress) */
+            /** @description Conflict: `hook_paused`, `recovery_in_progress` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "hook_paused" | "recovery_in_progress";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5665,6 +8072,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *           "name": "warehouse scanner",
+                     *           "type": "api",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *           "lastUsedAt": "2026-11-26T09:30:00.000Z",
+                     *           "revokedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5680,49 +8103,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5741,6 +8195,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "warehouse scanner",
+                 *       "type": "api",
+                 *       "expiresAt": "2027-01-01T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @enum {string} */
@@ -5757,6 +8218,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *       "name": "warehouse scanner",
+                     *       "type": "api",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z",
+                     *       "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *       "token": "api-Zk3n9cQ2xT8vR1mW5yB7pL0aH4sD6fJ2gK9eN3uV1qY"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -5769,85 +8240,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5860,6 +8382,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example tok_01jdzq3e7f1g5h9j3k7m1n5p9q */
                 id: string;
             };
             cookie?: never;
@@ -5873,58 +8396,94 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `token_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "token_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -5950,6 +8509,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e",
+                     *           "email": "ada@example.com",
+                     *           "role": "member",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5962,49 +8534,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6023,6 +8626,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct-horse-battery-staple",
+                 *       "role": "member"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -6042,6 +8652,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jdzq1v5w9x3y7z1a5b9c3d7e",
+                     *       "email": "ada@example.com",
+                     *       "role": "member",
+                     *       "createdAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         email: string;
@@ -6051,85 +8669,136 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description State conflict (duplicate_email, idempotency_key_in_flight) */
+            /** @description Conflict: `duplicate_email`, `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "duplicate_email" | "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6152,6 +8821,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ses_01jdzqd4e8f2g6h0j4k8m2n6p0",
+                     *           "createdAt": "2026-11-26T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-11-26T09:30:00.000Z",
+                     *           "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/142.0",
+                     *           "current": true
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The session's id (ses_…), the `sid` claim of its access tokens */
@@ -6168,49 +8852,80 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6223,6 +8938,7 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example ses_01jdzqd4e8f2g6h0j4k8m2n6p0 */
                 id: string;
             };
             cookie?: never;
@@ -6236,58 +8952,94 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id) */
+            /** @description Bad Request: `invalid_transaction_id` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found`, `session_not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "session_not_found";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6313,6 +9065,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dev_01jdzq8g2h6j0k4m8n2p6q0r4s",
+                     *           "deviceId": "dock-door-3",
+                     *           "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q",
+                     *           "lastSeenAt": "2026-11-26T09:30:00.000Z",
+                     *           "connected": true,
+                     *           "createdAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "dev_01jdzq8g2h6j0k4m8n2p6q0r4s"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The device's id (dev_…) */
@@ -6324,55 +9091,87 @@ export interface operations {
                             /** @description Last connect, disconnect or message (written behind, about a second late) */
                             lastSeenAt: string | null;
                             connected: boolean;
+                            /** Format: date-time */
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), malformed query parameter (invalid_query) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6387,12 +9186,24 @@ export interface operations {
                 "X-Transaction-Id"?: string;
             };
             path: {
+                /** @example dock-door-3 */
                 deviceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "inventory",
+                 *       "payload": {
+                 *         "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *         "location": "main",
+                 *         "onHand": 40,
+                 *         "measuredAt": "2026-11-26T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description as devices/<deviceId>/inventory
@@ -6438,104 +9249,169 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messageId": "msg_01jdzqf6g0h4j8k2m6n0p4q8r2",
+                     *       "deviceId": "dock-door-3",
+                     *       "channel": "inventory",
+                     *       "receivedAt": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Id of the message stored in INGRESS */
                         messageId: string;
                         deviceId: string;
                         /** @enum {string} */
                         channel: "inventory" | "shipments" | "telemetry";
+                        /** Format: date-time */
                         receivedAt: string;
                     };
                 };
             };
-            /** @description Malformed X-Transaction-Id (invalid_transaction_id), body that is not JSON (invalid_json), malformed Idempotency-Key (invalid_idempotency_key) */
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_json`, `unreadable_body`, `invalid_idempotency_key` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_json" | "unreadable_body" | "invalid_idempotency_key";
+                    };
                 };
             };
-            /** @description Missing, unknown, expired or revoked credential (WWW-Authenticate: Bearer) */
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
             401: {
                 headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
                 };
             };
-            /** @description The credential's token type or role may not do this (token_type_forbidden, role_forbidden) */
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
                 };
             };
-            /** @description No such resource in the caller's tenant */
+            /** @description Not Found: `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    };
                 };
             };
-            /** @description State conflict (idempotency_key_in_flight) */
+            /** @description Conflict: `idempotency_key_in_flight` */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {unknown} */
+                        code?: "idempotency_key_in_flight";
+                    };
                 };
             };
-            /** @description Body over the size limit (payload_too_large) */
+            /** @description Payload Too Large: `payload_too_large` */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description Body is not application/json, or is content-encoded (unsupported_media_type, unsupported_content_encoding) */
+            /** @description Unsupported Media Type: `unsupported_media_type`, `unsupported_content_encoding` */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type" | "unsupported_content_encoding";
+                    };
                 };
             };
-            /** @description Validation failed: one entry per field in `errors` (validation_failed and the codes of the description); or the Idempotency-Key was used with another body */
+            /** @description Unprocessable Content: `validation_failed`, `invalid_character`, `idempotency_key_reused` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 422;
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "invalid_character" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Rate limited (rate_limited; Retry-After, RateLimit-*) */
+            /** @description Too Many Requests: `rate_limited` */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description A backing service is unavailable; retry later (upstream_unavailable) */
+            /** @description Service Unavailable: `ingress_unavailable`, `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "ingress_unavailable" | "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
                 };
             };
         };
@@ -6555,6 +9431,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-11-26T09:30:00.000Z",
+                 *       "currency": "EUR",
+                 *       "status": "ready",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ],
+                 *       "total": "9.80"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCreatedEvent"];
             };
         };
@@ -6590,6 +9488,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "shortId": "ORD-1042",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "dueDate": "2026-11-26T09:30:00.000Z",
+                 *       "currency": "EUR",
+                 *       "status": "ready",
+                 *       "orderItems": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2,
+                 *           "price": "4.90"
+                 *         }
+                 *       ],
+                 *       "total": "9.80",
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderUpdatedEvent"];
             };
         };
@@ -6625,6 +9548,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.status.changed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousOrderStatus": "pending",
+                 *       "currentOrderStatus": "ready"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderStatusChangedEvent"];
             };
         };
@@ -6660,6 +9594,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.cancelled",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousOrderStatus": "pending"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCancelledEvent"];
             };
         };
@@ -6695,6 +9639,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "order.completed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrderCompletedEvent"];
             };
         };
@@ -6730,6 +9683,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "items": [
+                 *         {
+                 *           "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *           "quantity": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentCreatedEvent"];
             };
         };
@@ -6765,6 +9737,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.status.changed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "previousShipmentStatus": "pending",
+                 *       "currentShipmentStatus": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentStatusChangedEvent"];
             };
         };
@@ -6800,6 +9786,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.delivered",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "deliveredAt": "2026-11-26T09:30:00.000Z",
+                 *       "receivedBy": "M. Jensen"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentDeliveredEvent"];
             };
         };
@@ -6835,6 +9836,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "shipment.exception",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "shipmentId": "shp_01jdzq9z3y7x1w5v9t3s7r1q5p",
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "carrier": "DHL",
+                 *       "trackingNumber": "JD014600006281234567",
+                 *       "status": "inTransit",
+                 *       "location": "main",
+                 *       "note": "Left with the front desk"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShipmentExceptionEvent"];
             };
         };
@@ -6870,6 +9886,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.adjusted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "delta": -2,
+                 *       "reason": "cycle count"
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryAdjustedEvent"];
             };
         };
@@ -6905,6 +9936,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.reserved",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryReservedEvent"];
             };
         };
@@ -6940,6 +9986,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.released",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryReleasedEvent"];
             };
         };
@@ -6975,6 +10036,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.consumed",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "orderId": "ord_01jdzq7c2m4k8w5e7r9t1y4x6h",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryConsumedEvent"];
             };
         };
@@ -7010,6 +10086,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.low",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38,
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryLowEvent"];
             };
         };
@@ -7045,6 +10135,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "inventory.depleted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "location": "main",
+                 *       "onHand": 40,
+                 *       "reserved": 2,
+                 *       "available": 38
+                 *     }
+                 */
                 "application/json": components["schemas"]["InventoryDepletedEvent"];
             };
         };
@@ -7080,6 +10183,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Main warehouse",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductCreatedEvent"];
             };
         };
@@ -7115,6 +10232,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090",
+                 *       "name": "Main warehouse",
+                 *       "price": "4.90",
+                 *       "currency": "EUR",
+                 *       "lowStockThreshold": 5,
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductUpdatedEvent"];
             };
         };
@@ -7150,6 +10284,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "product.deleted",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "productId": "prd_01jdzq4n8p2q6r0s4t8v2w6x0y",
+                 *       "sku": "CUP-ESP-090"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductDeletedEvent"];
             };
         };
@@ -7185,6 +10329,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "customer.created",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "name": "Main warehouse",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerCreatedEvent"];
             };
         };
@@ -7220,6 +10384,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "customer.updated",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "customerId": "cus_01jdzq5a9b3c7d1e5f9g3h7j1k",
+                 *       "name": "Main warehouse",
+                 *       "email": "ada@example.com",
+                 *       "phone": "+49 30 1234567",
+                 *       "address": {
+                 *         "line1": "Unter den Linden 1",
+                 *         "line2": "3rd floor",
+                 *         "city": "Berlin",
+                 *         "region": "Berlin",
+                 *         "postalCode": "10117",
+                 *         "country": "DE"
+                 *       },
+                 *       "changedFields": [
+                 *         "Main warehouse"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomerUpdatedEvent"];
             };
         };
@@ -7255,6 +10442,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.reading",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "reading": {
+                 *         "temperatureC": 4.2,
+                 *         "doorOpen": false
+                 *       },
+                 *       "receivedAt": "2026-11-26T09:30:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceReadingEvent"];
             };
         };
@@ -7290,6 +10491,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.connected",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceConnectedEvent"];
             };
         };
@@ -7325,6 +10536,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "device.disconnected",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "deviceId": "dock-door-3",
+                 *       "tokenId": "tok_01jdzq3e7f1g5h9j3k7m1n5p9q"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeviceDisconnectedEvent"];
             };
         };
@@ -7360,6 +10581,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "webhook.test",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
@@ -7395,6 +10625,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                 *       "kind": "webhook.disabled",
+                 *       "time": "2026-11-26T09:30:00.000Z",
+                 *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1",
+                 *       "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                 *       "name": "Main warehouse",
+                 *       "url": "https://erp.example.com/hooks/waybill",
+                 *       "disabledReason": "every delivery failed for 5 days (WEBHOOK_DISABLE_AFTER)",
+                 *       "failingSince": "2026-11-26T09:30:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookDisabledEvent"];
             };
         };

@@ -10,7 +10,7 @@ import type { SessionPrincipal } from "./token-resolver.js";
 import { SESSION_ALGORITHM } from "../identity/sessions.js";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../identity/sessions.js";
 import { ROLES, type Role } from "../identity/roles.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "../errors/catalog.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 
 export const JWKS_REFRESH_MIN_INTERVAL_MS = 5_000;
@@ -42,7 +42,7 @@ export function createSessionVerifier(identity: IdentityServiceClient, options: 
   const revoked = new LRUCache<string, true>({ max: REVOKED_SESSIONS_MAX, ttl: REVOKED_SESSION_MEMORY_MS });
   const refuseRevoked = (principal: SessionPrincipal) => {
     if (principal.sessionId !== undefined && revoked.has(principal.sessionId)) {
-      throw new UnauthenticatedError("session_revoked", "The session was ended (signed out or revoked); log in again.");
+      throw appError("session_revoked", "The session was ended (signed out or revoked); log in again.");
     }
     return principal;
   };
@@ -87,13 +87,13 @@ export function createSessionVerifier(identity: IdentityServiceClient, options: 
       try {
         ({ payload } = await check(jwt));
       } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError("session_expired", "The session has expired; log in again.");
-        if (error instanceof joseErrors.JOSEError) throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+        if (error instanceof joseErrors.JWTExpired) throw appError("session_expired", "The session has expired; log in again.");
+        if (error instanceof joseErrors.JOSEError) throw appError("invalid_session", "The session token is not valid.");
         throw error; // identity unreachable: a 503 from the caller's error mapping
       }
       const role = payload.role as Role;
       if (typeof payload.sub !== "string" || typeof payload.tid !== "string" || !ROLES.includes(role)) {
-        throw new UnauthenticatedError("invalid_session", "The session token is not valid.");
+        throw appError("invalid_session", "The session token is not valid.");
       }
       // Tokens from before sessions were stored carry no sid; they expire within SESSION_TTL_SECONDS.
       const sessionId = typeof payload.sid === "string" ? payload.sid : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "../errors/catalog.js";
 import { createCachingTokenResolver, type TokenPrincipal } from "./token-resolver.js";
 
 const TOKEN = `api-${"A".repeat(43)}`;
@@ -36,7 +36,7 @@ const instant = (answers: Record<string, TokenPrincipal>) => {
     lookup: async (token: string) => {
       state.calls += 1;
       const found = answers[token];
-      if (found.expiresAtMs !== 0 && found.expiresAtMs <= Date.now()) throw new UnauthenticatedError("token_expired", "expired");
+      if (found.expiresAtMs !== 0 && found.expiresAtMs <= Date.now()) throw appError("token_expired", "expired");
       return found;
     },
   };

@@ -2,7 +2,7 @@
 // principal and caches the answer (keyed by the token's hash, never the value).
 import { LRUCache } from "lru-cache";
 import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
-import { UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "../errors/catalog.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 import { hashToken, type TokenType } from "../identity/tokens.js";
 import type { Role } from "../identity/roles.js";
@@ -76,7 +76,7 @@ export function createCachingTokenResolver(lookup: TokenLookup, options: { ttlMs
       if (cached) {
         if (cached.expiresAtMs === 0 || cached.expiresAtMs > Date.now()) return cached;
         cache.delete(key);
-        throw new UnauthenticatedError("token_expired", "The bearer token has expired.");
+        throw appError("token_expired", "The bearer token has expired.");
       }
       const startedAt = epoch;
       const principal = await lookup(token);

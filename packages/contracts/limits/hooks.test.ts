@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@waybill/platform/errors.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { checkHookFields, hookUrlProblem } from "./hooks.js";
 
 describe("hookUrlProblem", () => {
@@ -24,10 +24,10 @@ describe("checkHookFields", () => {
   it("lists every field at fault", () => {
     try {
       checkHookFields({ name: " padded ", url: "ftp://x", on: "order.nope", status: "stopped" });
-      throw new Error("expected a ValidationError");
+      throw new Error("expected a AppError");
     } catch (error) {
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).errors!.map((e) => e.path)).toEqual(["name", "url", "on", "status"]);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).errors!.map((e) => e.path)).toEqual(["name", "url", "on", "status"]);
     }
   });
   it("checks only the fields present", () => {

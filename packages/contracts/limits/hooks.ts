@@ -1,7 +1,8 @@
 // What a hook's fields may be, shared by the dispatcher's own checks and the edge's request
 // schemas, so that both refuse the same input with the same words.
 import { isEventKind } from "../events/catalog.js";
-import { ValidationError, type FieldError } from "@waybill/platform/errors.js";
+import { appError } from "../errors/catalog.js";
+import type { FieldError } from "@waybill/platform/errors.js";
 
 /** The longest a receiver may be given to answer (WEBHOOK_TIMEOUT_MS is capped by it; the edge waits this long for a test delivery). */
 export const MAX_WEBHOOK_TIMEOUT_MS = 60_000;
@@ -40,7 +41,7 @@ export interface HookFieldValues {
   ordering?: string;
 }
 
-/** Checks the fields present; throws one ValidationError listing every problem. */
+/** Checks the fields present; throws one AppError listing every problem. */
 export function checkHookFields(fields: HookFieldValues): void {
   const errors: FieldError[] = [];
   if (fields.name !== undefined && !(fields.name.length <= MAX_HOOK_NAME_LENGTH && HOOK_NAME.test(fields.name))) {
@@ -57,5 +58,5 @@ export function checkHookFields(fields: HookFieldValues): void {
   if (fields.ordering !== undefined && !(HOOK_ORDERINGS as readonly string[]).includes(fields.ordering)) {
     errors.push({ path: "ordering", message: `one of ${HOOK_ORDERINGS.join(", ")}` });
   }
-  if (errors.length > 0) throw new ValidationError("The hook is not valid.", errors);
+  if (errors.length > 0) throw appError("validation_failed", "The hook is not valid.", { errors });
 }

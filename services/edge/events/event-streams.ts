@@ -5,7 +5,7 @@ import type { ServerResponse } from "node:http";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
-import { RateLimitedError, UnavailableError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { openEventFeed, type EventFeed, type EventFeedRequest } from "./event-feed.js";
 import { openSse } from "./sse.js";
 
@@ -52,7 +52,7 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
   function acquire(credentialId: string): () => void {
     const count = perCredential.get(credentialId) ?? 0;
     if (count >= options.maxPerCredential) {
-      const error = new RateLimitedError(
+      const error = appError(
         "too_many_streams",
         `This credential already has ${count} open event streams (at most ${options.maxPerCredential}); close one first.`,
       );
@@ -78,7 +78,7 @@ export function createEventStreams(bus: Bus, logger: Logger, options: EventStrea
     } catch (error) {
       release();
       logger.warn({ err: (error as Error).message }, "event stream could not open its consumer");
-      throw new UnavailableError("events_unavailable", "The event stream is unavailable right now; retry shortly.");
+      throw appError("events_unavailable", "The event stream is unavailable right now; retry shortly.", { cause: error });
     }
     const channel = openSse(res, headers, {
       drainTimeoutMs: options.drainTimeoutMs,

@@ -3,7 +3,7 @@
 import contentType from "content-type";
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
@@ -23,27 +23,24 @@ export function jsonBody(limitBytes: number): Middleware {
       return next();
     }
     if (Number(length) > limitBytes) {
-      throw new PayloadTooLargeError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
+      throw appError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
     }
     if (!isJson(ctx.get("content-type"))) {
-      throw new UnsupportedMediaTypeError("unsupported_media_type", "Send the body as application/json.");
+      throw appError("unsupported_media_type", "Send the body as application/json.");
     }
     // A compressed body read as text would fail validation with a misleading 422. Bodies are small
     // JSON: refuse any coding rather than inflate (RFC 9110 §15.5.16), and say what is accepted.
     if (!isIdentityEncoding(ctx.get("content-encoding"))) {
       ctx.set("Accept-Encoding", "identity");
-      throw new UnsupportedMediaTypeError(
-        "unsupported_content_encoding",
-        "Send the body without Content-Encoding (identity); compressed bodies are not accepted.",
-      );
+      throw appError("unsupported_content_encoding", "Send the body without Content-Encoding (identity); compressed bodies are not accepted.");
     }
     let raw: string;
     try {
       raw = await getRawBody(ctx.req, { limit: limitBytes, encoding: "utf8", length: length || undefined });
     } catch (error) {
       const type = (error as { type?: string }).type;
-      if (type === "entity.too.large") throw new PayloadTooLargeError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
-      throw new BadRequestError("unreadable_body", "The request body could not be read.");
+      if (type === "entity.too.large") throw appError("payload_too_large", `The body is larger than ${limitBytes} bytes.`);
+      throw appError("unreadable_body", "The request body could not be read.");
     }
     if (raw.trim() === "") {
       ctx.request.body = undefined;
@@ -52,11 +49,11 @@ export function jsonBody(limitBytes: number): Middleware {
     try {
       ctx.request.body = JSON.parse(raw);
     } catch (error) {
-      throw new BadRequestError("invalid_json", `The body is not valid JSON: ${(error as Error).message}`);
+      throw appError("invalid_json", `The body is not valid JSON: ${(error as Error).message}`);
     }
     // PostgreSQL text cannot hold NUL; refuse it here once rather than fail deep inside a service.
     if (raw.includes("\\u0000")) {
-      throw new ValidationError("Strings may not contain the NUL character (\\u0000).", [{ path: "", message: "contains \\u0000" }], "invalid_character");
+      throw appError("invalid_character", "Strings may not contain the NUL character (\\u0000).", { errors: [{ path: "", message: "contains \\u0000" }] });
     }
     return next();
   };

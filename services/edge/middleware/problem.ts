@@ -1,7 +1,9 @@
 // Every failure leaves the edge as RFC 9457 problem+json with a stable code; anything that is
-// not an AppError is a fault of the service: logged, answered 500 without internals.
+// not an AppError is a fault of the service: logged, answered 500 without internals. The status
+// and title of a known code are the catalog's (the edge maps by code, whatever crossed gRPC).
 import type { Middleware } from "koa";
-import { AppError, MethodNotAllowedError, NotFoundError, NotImplementedError, toAppError } from "@waybill/platform/errors.js";
+import { appError, ERROR_CATALOG, isErrorCode, STATUS_TITLES } from "@waybill/contracts/errors/catalog.js";
+import { AppError, toAppError } from "@waybill/platform/errors.js";
 import type { Logger } from "@waybill/platform/logger.js";
 
 export function problemResponses(logger: Logger): Middleware {
@@ -9,18 +11,18 @@ export function problemResponses(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new NotFoundError("route_not_found", `No route ${ctx.method} ${ctx.path}.`);
+        throw appError("route_not_found", `No route ${ctx.method} ${ctx.path}.`);
       }
-      // The router answered 405 itself (with Allow set); give it our shape and keep the header.
-      if (ctx.status === 405 && ctx.body === undefined) {
-        throw new MethodNotAllowedError(
-          `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get("Allow")}.`,
-          String(ctx.response.get("Allow")),
-        );
+      // The router answered 405 itself (with Allow set), or 501 to a method no route has (TRACE,
+      // CONNECT …): both are the client's mistake, a 405 naming what the path does answer.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        const allow = String(ctx.response.get("Allow") ?? "");
+        if (ctx.status === 501) logger.info({ method: ctx.method, path: ctx.path }, "unknown HTTP method refused");
+        if (allow === "") throw appError("route_not_found", `No route ${ctx.method} ${ctx.path}.`);
+        throw appError("method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
       }
-      if (ctx.status === 501 && ctx.body === undefined) throw new NotImplementedError("method_not_implemented", `The method ${ctx.method} is not implemented.`);
     } catch (thrown) {
-      const error = koaHttpError(thrown) ?? toAppError(thrown);
+      const error = byCatalog(koaHttpError(thrown) ?? toAppError(thrown));
       if (error.status >= 500) logger.error({ err: thrown }, "request failed");
       ctx.status = error.status;
       // A body we refused to read is still on the socket; closing it keeps the next request on
@@ -33,14 +35,19 @@ export function problemResponses(logger: Logger): Middleware {
   };
 }
 
-/** Koa and its router throw http-errors (405, 501); give them our shape. */
+/** The error with its code's status and title from the catalog (unknown codes keep their own). */
+function byCatalog(error: AppError): AppError {
+  if (!isErrorCode(error.code)) return error;
+  const spec = ERROR_CATALOG[error.code];
+  if (spec.status === error.status && spec.title === error.title) return error;
+  return new AppError(error.code, spec, error.message, { errors: error.errors, headers: error.headers, cause: error });
+}
+
+/** Koa and its router throw http-errors (4xx); give them our shape. */
 function koaHttpError(thrown: unknown): AppError | undefined {
   if (thrown instanceof AppError || typeof thrown !== "object" || thrown === null) return undefined;
-  const status = (thrown as { status?: unknown; expose?: unknown }).status;
+  const status = (thrown as { status?: unknown }).status;
   if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
-  const error = new (class extends AppError {
-    override readonly status = status as number;
-    override readonly title = (thrown as Error).message;
-  })(status === 405 ? "method_not_allowed" : "bad_request", (thrown as Error).message);
-  return error;
+  const message = (thrown as Error).message;
+  return new AppError(status === 405 ? "method_not_allowed" : "bad_request", { status, title: STATUS_TITLES[status] ?? message }, message, { cause: thrown });
 }

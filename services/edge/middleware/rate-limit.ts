@@ -2,7 +2,7 @@
 // 429 with Retry-After and the RateLimit-* headers of the IETF draft. The counts live in the
 // store the edge was given (memory, or NATS KV shared by every replica).
 import type { Middleware, ParameterizedContext } from "koa";
-import { RateLimitedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { RateLimiter } from "../rate-limit-store.js";
 
 export interface RateLimitOptions {
@@ -21,7 +21,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     if (!state.allowed) {
       const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
       setHeaders(ctx, options.points, 0, retryAfter);
-      const error = new RateLimitedError("rate_limited", `Too many requests; retry in ${retryAfter} s.`);
+      const error = appError("rate_limited", `Too many requests; retry in ${retryAfter} s.`);
       Object.assign(error.headers, { "Retry-After": String(retryAfter) });
       throw error;
     }

@@ -4,7 +4,7 @@
 // when absent and always echoed.
 import type { Middleware } from "koa";
 import { contextFrom, isClientTransactionId, REQUEST_ID_HEADER, runInContext, TRACEPARENT_HEADER, TRANSACTION_ID_HEADER } from "@waybill/platform/context.js";
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { endHttpServerSpan, httpServerSpan } from "./request-span.js";
 
@@ -17,9 +17,11 @@ declare module "koa" {
 
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
+    // Sent empty is sent malformed (400), not absent: the client meant an id and its value was lost.
+    const present = ctx.req.headers[TRANSACTION_ID_HEADER.toLowerCase()] !== undefined;
     const sent = ctx.get(TRANSACTION_ID_HEADER);
-    const valid = sent !== "" && isClientTransactionId(sent);
-    ctx.state.invalidTransactionId = sent !== "" && !valid;
+    const valid = present && isClientTransactionId(sent);
+    ctx.state.invalidTransactionId = present && !valid;
     const incoming = ctx.get(TRACEPARENT_HEADER) || undefined;
     const span = httpServerSpan(logger, ctx, incoming);
     const context = contextFrom(ctx.get(REQUEST_ID_HEADER) || undefined, valid ? sent : undefined, incoming, span);
@@ -43,9 +45,9 @@ export function requestContext(logger: Logger): Middleware {
 export function refuseInvalidTransactionId(): Middleware {
   return async (ctx, next) => {
     if (ctx.state.invalidTransactionId) {
-      throw new BadRequestError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", [
-        { path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" },
-      ]);
+      throw appError("invalid_transaction_id", "X-Transaction-Id must be txn_ followed by 10 to 64 letters and digits.", {
+        errors: [{ path: "X-Transaction-Id", message: "txn_ and 10 to 64 of 0-9, A-Z, a-z" }],
+      });
     }
     await next();
   };

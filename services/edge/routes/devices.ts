@@ -35,6 +35,7 @@ export function devicesRoutes(api: Api, devices: MqttGatewayServiceClient): void
       response: readingOutput,
       status: 202,
       idempotent: true,
+      errors: ["ingress_unavailable"],
     },
     async ({ body, params, principal, idempotency }) => {
       const stored = await callUnary(devices.publishReading.bind(devices), {

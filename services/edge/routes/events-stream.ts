@@ -1,5 +1,5 @@
 // /v1/events/stream: the tenant's events as they happen, as Server-Sent Events (see events/).
-import { BadRequestError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
 import { idPattern } from "@waybill/platform/ids.js";
 import type { EventStreams } from "../events/event-streams.js";
 import { route, type Api } from "../route.js";
@@ -22,6 +22,7 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
       capability: "read",
       query: eventsStreamQuery,
       produces: "text/event-stream",
+      errors: ["invalid_last_event_id", "too_many_streams", "events_unavailable"],
       headerParams: [
         {
           name: LAST_EVENT_ID_HEADER,
@@ -33,9 +34,9 @@ export function eventsStreamRoute(api: Api, streams: EventStreams): void {
     async ({ query, principal }, ctx) => {
       const sent = ctx.get(LAST_EVENT_ID_HEADER);
       if (sent && !lastEventId.safeParse(sent).success) {
-        throw new BadRequestError("invalid_last_event_id", "Last-Event-ID must be an event id (evt_…).", [
-          { path: LAST_EVENT_ID_HEADER, message: "an event id (evt_…)" },
-        ]);
+        throw appError("invalid_last_event_id", "Last-Event-ID must be an event id (evt_…).", {
+          errors: [{ path: LAST_EVENT_ID_HEADER, message: "an event id (evt_…)" }],
+        });
       }
       // HEAD shows the head of a stream without opening one (it could never carry an event).
       if (ctx.method === "HEAD") return { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" } };

@@ -12,6 +12,7 @@ import {
   hookOutput,
   recoverHookBody,
   recoverHookOutput,
+  retryExecutionOutput,
   rotatedSecretOutput,
   updateHookBody,
 } from "../schemas/hooks.js";
@@ -25,6 +26,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     {
       method: "post",
       path: "/hooks",
+      errors: ["blocked_address"],
       summary: "Create a hook (its secret is shown only in this answer)",
       tag: "hooks",
       capability: "hooks:write",
@@ -68,6 +70,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
     {
       method: "put",
       path: "/hooks/:id",
+      errors: ["blocked_address"],
       summary: "Change a hook's name, url, kind, status or ordering",
       tag: "hooks",
       capability: "hooks:write",
@@ -107,7 +110,7 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       method: "post",
       path: "/hooks/:id/test",
       conflicts: ["hook_paused"],
-      summary: "Deliver a webhook.test event now and answer its execution record (409 hook_paused)",
+      summary: "Deliver a webhook.test event now and answer its execution record",
       tag: "hooks",
       capability: "hooks:write",
       response: executionOutput,
@@ -139,14 +142,20 @@ export function hooksRoutes(api: Api, dispatcher: DispatcherServiceClient): void
       method: "post",
       path: "/hooks/:id/executions/:executionId/retry",
       conflicts: ["hook_paused"],
-      summary: "Deliver an execution's event again now (trigger manual; 409 hook_paused)",
+      errors: ["event_not_found"],
+      summary: "Deliver an execution's event again now (trigger manual)",
       tag: "hooks",
       capability: "hooks:write",
+      response: retryExecutionOutput,
       status: 202,
     },
     async ({ params, principal }) => {
-      await callUnary(dispatcher.retryExecution.bind(dispatcher), { tenantId: principal.tenantId, hookId: params.id, executionId: params.executionId });
-      return {};
+      const { eventId } = await callUnary(dispatcher.retryExecution.bind(dispatcher), {
+        tenantId: principal.tenantId,
+        hookId: params.id,
+        executionId: params.executionId,
+      });
+      return { body: { hookId: params.id, executionId: params.executionId, eventId, queued: true } };
     },
   );
   route(

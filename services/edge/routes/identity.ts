@@ -3,7 +3,8 @@
 import type { RouterContext } from "@koa/router";
 import type { IdentityServiceClient, Session, Token } from "@waybill/contracts/gen/waybill/identity/v1/identity.js";
 import type { Principal } from "@waybill/contracts/identity-client/token-resolver.js";
-import { AppError, ForbiddenError, UnauthenticatedError } from "@waybill/platform/errors.js";
+import { appError } from "@waybill/contracts/errors/catalog.js";
+import { AppError } from "@waybill/platform/errors.js";
 import { callUnary } from "@waybill/platform/grpc.js";
 import { route, type Api, type Reply } from "../route.js";
 import { pageOf, pageQuery } from "../schemas/common.js";
@@ -32,7 +33,7 @@ const userAgentOf = (ctx: RouterContext) => ctx.get("user-agent") || undefined;
 
 /** A 401 session_expired that also makes the browser drop its refresh cookie. */
 function expiredClearingCookie(error?: unknown): AppError {
-  const answer = error instanceof AppError ? error : new UnauthenticatedError("session_expired", "There is no session to refresh; log in again.");
+  const answer = error instanceof AppError ? error : appError("session_expired", "There is no session to refresh; log in again.");
   if (answer.status === 401) Object.assign(answer.headers, { "Set-Cookie": clearedSessionCookie() });
   return answer;
 }
@@ -50,6 +51,7 @@ export function sessionRoutes(api: Api, identity: IdentityServiceClient): void {
         "Path=/v1/auth; Max-Age of the session's lifetime), which POST /v1/auth/refresh exchanges for new access tokens.",
       tag: "auth",
       capability: "public",
+      errors: ["invalid_credentials"],
       body: loginBody,
       response: loginOutput,
     },
@@ -76,6 +78,7 @@ export function sessionRoutes(api: Api, identity: IdentityServiceClient): void {
         "is a 401 `session_expired` that also clears the cookie.",
       tag: "auth",
       capability: "public",
+      errors: ["session_expired"],
       response: loginOutput,
     },
     async (_input, ctx) => {
@@ -151,7 +154,7 @@ export function ownSessionsRoutes(api: Api, identity: IdentityServiceClient): vo
 
 function sessionUser(principal: Principal): { tenantId: string; userId: string } {
   // The capability admits only sessions; this keeps the types honest.
-  if (principal.kind !== "session") throw new ForbiddenError("token_type_forbidden", "Only a user's session has sessions.");
+  if (principal.kind !== "session") throw appError("token_type_forbidden", "Only a user's session has sessions.");
   return { tenantId: principal.tenantId, userId: principal.credentialId };
 }
 

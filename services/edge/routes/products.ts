@@ -92,7 +92,7 @@ export function productsRoutes(api: Api, inventory: InventoryServiceClient): voi
       method: "delete",
       path: "/products/:id",
       conflicts: ["product_reserved"],
-      summary: "Delete a product (409 product_reserved while open orders hold its stock)",
+      summary: "Delete a product (refused while open orders hold its stock)",
       tag: "products",
       capability: "products:write",
       status: 204,

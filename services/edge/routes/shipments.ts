@@ -64,7 +64,7 @@ export function shipmentsRoutes(api: Api, orders: OrdersServiceClient): void {
       method: "post",
       path: "/shipments/:id/status",
       conflicts: ["invalid_status_transition"],
-      summary: "Move a shipment to another status (409 invalid_status_transition)",
+      summary: "Move a shipment to another status",
       tag: "shipments",
       capability: "shipments:write",
       body: changeShipmentStatusBody,

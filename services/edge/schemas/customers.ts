@@ -1,5 +1,6 @@
 // Customers: request and response schemas.
 import { z } from "zod";
+import { resourceId, timestamp } from "./common.js";
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -36,7 +37,8 @@ export const updateCustomerBody = z
     address: addressInput.nullable().optional().describe("null clears it; an address replaces the whole address"),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of name, email, phone, address");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, email, phone, address")
+  .meta({ minProperties: 1 });
 
 export const addressOutput = z.object({
   line1: z.string(),
@@ -48,11 +50,11 @@ export const addressOutput = z.object({
 });
 
 export const customerOutput = z.object({
-  id: z.string(),
+  id: resourceId("cus"),
   name: z.string(),
   email: z.string().nullable(),
   phone: z.string().nullable(),
   address: addressOutput.nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });

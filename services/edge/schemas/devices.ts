@@ -2,17 +2,17 @@
 // payloads are the ones MQTT devices publish (@waybill/contracts/devices/messages.ts).
 import { z } from "zod";
 import { inventoryReadingSchema, shipmentScanSchema, telemetrySchema } from "@waybill/contracts/devices/messages.js";
-import { pageQuery } from "./common.js";
+import { pageQuery, resourceId, timestamp } from "./common.js";
 
 export const devicesQuery = pageQuery;
 
 export const deviceOutput = z.object({
-  id: z.string().describe("The device's id (dev_…)"),
+  id: resourceId("dev").describe("The device's id (dev_…)"),
   deviceId: z.string().describe("The id the device connects with (its MQTT username)"),
-  tokenId: z.string().describe("The sensor token of its latest session"),
+  tokenId: resourceId("tok").describe("The sensor token of its latest session"),
   lastSeenAt: z.string().nullable().describe("Last connect, disconnect or message (written behind, about a second late)"),
   connected: z.boolean(),
-  createdAt: z.string(),
+  createdAt: timestamp,
 });
 
 export const readingBody = z
@@ -27,5 +27,5 @@ export const readingOutput = z.object({
   messageId: z.string().describe("Id of the message stored in INGRESS"),
   deviceId: z.string(),
   channel: z.enum(["inventory", "shipments", "telemetry"]),
-  receivedAt: z.string(),
+  receivedAt: timestamp,
 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 import { idPattern } from "@waybill/platform/ids.js";
-import { pageQuery } from "./common.js";
+import { pageQuery, resourceId, timestamp } from "./common.js";
 
 /** Event ids are time-sortable (ULID bodies), so "after this event" is a comparison of ids. */
 const eventId = z.string().regex(idPattern("evt"), "an event id (evt_…)");
@@ -20,7 +20,7 @@ export const eventsQuery = pageQuery.extend({
 });
 
 export const eventOutput = z
-  .object({ id: z.string(), kind: z.string(), time: z.string(), transactionId: z.string() })
+  .object({ id: resourceId("evt"), kind: z.string(), time: timestamp, transactionId: resourceId("txn") })
   .catchall(z.unknown())
   .describe("An event: the common fields plus the flat fields of its kind (see GET /event-kinds)");
 

@@ -1,5 +1,6 @@
 // Hooks and their executions: request and response schemas (API.md "Webhooks").
 import { z } from "zod";
+import { resourceId, timestamp } from "./common.js";
 import { HOOK_NAME, HOOK_ORDERINGS, HOOK_STATUSES, hookUrlProblem, MAX_HOOK_NAME_LENGTH, MAX_HOOK_URL_LENGTH } from "@waybill/contracts/limits/hooks.js";
 import { EVENT_KINDS } from "@waybill/contracts/events/catalog.js";
 
@@ -11,7 +12,8 @@ const url = z
     const problem = hookUrlProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .describe("http(s) URL the signed deliveries are POSTed to");
+  .describe("Absolute http(s) URL the signed deliveries are POSTed to, without user name or password")
+  .meta({ format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@]+([/?#].*)?$" });
 const on = z.enum(EVENT_KINDS as [string, ...string[]]).describe("The event kind this hook receives (GET /event-kinds)");
 const status = z.enum(HOOK_STATUSES).describe("A paused hook receives nothing; events meanwhile are not queued for it");
 
@@ -34,13 +36,22 @@ export const recoverHookOutput = z.object({
   truncated: z.boolean().describe("more events than one call queues were in the window: recover again from the last one"),
 });
 
+/** The answer of a retry (202): which event is queued again for which hook. */
+export const retryExecutionOutput = z.object({
+  hookId: resourceId("hook"),
+  executionId: resourceId("exe").describe("the execution retried"),
+  eventId: resourceId("evt").describe("the event queued for one more delivery (trigger manual)"),
+  queued: z.literal(true),
+});
+
 export const updateHookBody = z
   .object({ name: name.optional(), url: url.optional(), on: on.optional(), status: status.optional(), ordering: ordering.optional() })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status, ordering");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of name, url, on, status, ordering")
+  .meta({ minProperties: 1 });
 
 export const hookOutput = z.object({
-  id: z.string(),
+  id: resourceId("hook"),
   name: z.string(),
   url: z.string(),
   on: z.string(),
@@ -53,8 +64,8 @@ export const hookOutput = z.object({
     .string()
     .nullable()
     .describe("Why Waybill paused the hook (every delivery failed for WEBHOOK_DISABLE_AFTER); null otherwise. Resuming clears it."),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 const secret = {
@@ -67,14 +78,14 @@ export const createdHookOutput = hookOutput.extend(secret);
 export const rotatedSecretOutput = z.object(secret);
 
 export const executionOutput = z.object({
-  id: z.string(),
-  hookId: z.string(),
-  eventId: z.string(),
+  id: resourceId("exe"),
+  hookId: resourceId("hook"),
+  eventId: resourceId("evt"),
   eventKind: z.string(),
-  trigger: z.enum(["event", "retry", "test", "manual"]),
+  trigger: z.enum(["event", "retry", "test", "manual", "recover"]),
   attempt: z.number().int(),
   url: z.string(),
-  requestedAt: z.string(),
+  requestedAt: timestamp,
   durationMs: z.number().int(),
   outcome: z.enum(["succeeded", "failed"]),
   statusCode: z.number().int().nullable(),

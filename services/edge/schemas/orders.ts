@@ -1,6 +1,6 @@
 // Orders: request and response schemas.
 import { z } from "zod";
-import { currencyCode, dateOrDateTime, decimalAmount, identifier, pageQuery } from "./common.js";
+import { currencyCode, dateOrDateTime, decimalAmount, identifier, pageQuery, resourceId, timestamp } from "./common.js";
 
 export const ORDER_STATUSES = ["pending", "ready", "inProgress", "completed", "cancelled"] as const;
 export const orderStatus = z.enum(ORDER_STATUSES);
@@ -27,19 +27,19 @@ export const createOrderBody = z
   })
   .strict();
 
-export const orderItemOutput = z.object({ productId: z.string(), quantity: z.number().int(), price: z.string() });
+export const orderItemOutput = z.object({ productId: resourceId("prd"), quantity: z.number().int(), price: z.string() });
 
 export const orderOutput = z.object({
-  id: z.string(),
+  id: resourceId("ord"),
   shortId: z.string(),
-  customerId: z.string(),
+  customerId: resourceId("cus"),
   dueDate: z.string().nullable(),
   currency: z.string(),
   status: orderStatus,
   orderItems: z.array(orderItemOutput),
   total: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 export const listOrdersQuery = pageQuery.extend({
@@ -53,6 +53,7 @@ export const updateOrderBody = z
     customerId: identifier.optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, "send at least one of dueDate, customerId");
+  .refine((body) => Object.keys(body).length > 0, "send at least one of dueDate, customerId")
+  .meta({ minProperties: 1 });
 
 export const changeOrderStatusBody = z.object({ status: orderStatus }).strict();

@@ -1,6 +1,6 @@
 // Shipments: request and response schemas.
 import { z } from "zod";
-import { identifier, pageQuery } from "./common.js";
+import { identifier, pageQuery, resourceId, timestamp } from "./common.js";
 
 export const SHIPMENT_STATUSES = ["pending", "inTransit", "delivered", "exception"] as const;
 export const shipmentStatus = z.enum(SHIPMENT_STATUSES);
@@ -40,15 +40,15 @@ export const timelineEntryOutput = z.object({
 });
 
 export const shipmentOutput = z.object({
-  id: z.string(),
-  orderId: z.string(),
+  id: resourceId("shp"),
+  orderId: resourceId("ord"),
   carrier: z.string(),
   trackingNumber: z.string(),
   status: shipmentStatus,
-  items: z.array(z.object({ productId: z.string(), quantity: z.number().int() })),
-  deliveredAt: z.string().nullable(),
+  items: z.array(z.object({ productId: resourceId("prd"), quantity: z.number().int() })),
+  deliveredAt: timestamp.nullable(),
   receivedBy: z.string().nullable(),
   timeline: z.array(timelineEntryOutput).describe("Every status the shipment went through, oldest first"),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });

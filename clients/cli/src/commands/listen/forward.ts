@@ -36,7 +36,12 @@ export function forward(url: string, hookId: string, secret: string, body: strin
   const elapsed = () => Math.round(performance.now() - started);
   const target = new URL(url);
   const secure = target.protocol === "https:";
-  const headers = { ...deliveryHeaders(hookId, secret, body), "User-Agent": DELIVERY_USER_AGENT, traceparent: newTraceparent(), "Content-Length": String(Buffer.byteLength(body)) };
+  const headers = {
+    ...deliveryHeaders(hookId, secret, body),
+    "User-Agent": DELIVERY_USER_AGENT,
+    traceparent: newTraceparent(),
+    "Content-Length": String(Buffer.byteLength(body)),
+  };
   return new Promise((resolve) => {
     const request = (secure ? https : http).request(
       target,

@@ -148,7 +148,7 @@ export interface Execution {
   hookId: string;
   eventId: string;
   eventKind: string;
-  /** "event", "retry", "test" or "manual". */
+  /** "event", "retry", "test", "manual" or "recover". */
   trigger: string;
   attempt: number;
   url: string;
@@ -199,6 +199,8 @@ export interface RetryExecutionRequest {
 }
 
 export interface RetryExecutionResponse {
+  /** The event queued again (the retried execution's). */
+  eventId: string;
 }
 
 export interface RecoverHookRequest {
@@ -2874,11 +2876,14 @@ export const RetryExecutionRequest: MessageFns<RetryExecutionRequest> = {
 };
 
 function createBaseRetryExecutionResponse(): RetryExecutionResponse {
-  return {};
+  return { eventId: "" };
 }
 
 export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
-  encode(_: RetryExecutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: RetryExecutionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
     return writer;
   },
 
@@ -2895,6 +2900,14 @@ export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2907,20 +2920,30 @@ export const RetryExecutionResponse: MessageFns<RetryExecutionResponse> = {
     }
   },
 
-  fromJSON(_: any): RetryExecutionResponse {
-    return {};
+  fromJSON(object: any): RetryExecutionResponse {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
   },
 
-  toJSON(_: RetryExecutionResponse): unknown {
+  toJSON(message: RetryExecutionResponse): unknown {
     const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<RetryExecutionResponse>, I>>(base?: I): RetryExecutionResponse {
     return RetryExecutionResponse.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RetryExecutionResponse>, I>>(_: I): RetryExecutionResponse {
+  fromPartial<I extends Exact<DeepPartial<RetryExecutionResponse>, I>>(object: I): RetryExecutionResponse {
     const message = createBaseRetryExecutionResponse();
+    message.eventId = object.eventId ?? "";
     return message;
   },
 };
