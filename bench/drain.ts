@@ -4,10 +4,11 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Topology } from "@waybill/platform/nats.js";
+import { deliveriesStreamName } from "../services/dispatcher/deliveries-stream.js";
 
 export async function waitForDrain(nc: NatsConnection, topology: Topology, timeoutMs = 300_000): Promise<number> {
   const jsm = await jetstreamManager(nc);
-  const streams = [topology.eventsStream, topology.ingressStream, topology.deliveriesStream];
+  const streams = [topology.eventsStream, topology.ingressStream, deliveriesStreamName(topology)];
   const started = performance.now();
   let lastReport = -1;
   for (;;) {

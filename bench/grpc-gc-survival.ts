@@ -10,7 +10,7 @@
 import { fork } from "node:child_process";
 import v8 from "node:v8";
 import * as grpc from "@grpc/grpc-js";
-import { bytesUnaryMethod } from "../packages/platform/grpc-unary-methods.test-support.js";
+import { bytesUnaryMethod } from "@waybill/platform/testing/grpc-unary-methods.js";
 import { createLogger } from "../packages/platform/logger.js";
 import { installRuntimeFixes } from "../packages/platform/runtime-fixes.js";
 

@@ -6,119 +6,222 @@
 // context, a bare undici POST loop and a bare JetStream loop, and the latency from an event's
 // commit to its receipt at a steady moderate rate of orders created over HTTP.
 // Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RUNS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single, REDIS_URL)
+// The phases, in the order main() runs them: setUp, the throughput of the three subjects
+// (measureThroughput), the yardstick's latency (measureFloorLatency), the context loops
+// (measureBarePosts, measureQueueRoundTrip), waybill's latency at a steady rate
+// (measureLatencyAtRate), then report.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { connect } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
 import pg from "pg";
 import { newId } from "@waybill/platform/ids.js";
 import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK } from "../services/dispatcher/config.js";
-import { createTestEnvironment } from "../test/support/environment.js";
+import { createTestEnvironment, type TestEnvironment } from "../test/support/environment.js";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { measureQueueRoundTrip } from "./jetstream-floor.js";
-import { formatResult, runLoad } from "./load.js";
+import { formatResult, runLoad, type LoadResult } from "./load.js";
 import { median, ratioLine, spread } from "./ratios.js";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { runTs } from "../test/support/processes.js";
+import { runTs, type Child } from "../test/support/processes.js";
 import type { DeliveryJob } from "./webhooks-bullmq-peer.js";
 import { settleDatabase } from "./settle-database.js";
-import { startSystem } from "./system.js";
+import { startSystem, type RunningSystem } from "./system.js";
 
-const events = Number(process.env.BENCH_EVENTS ?? 5_000);
-const hookCount = Number(process.env.BENCH_HOOKS ?? 4);
-const rate = Number(process.env.BENCH_RATE ?? 50);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const runs = Number(process.env.BENCH_RUNS ?? 3);
-const concurrency = hookCount * DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK;
+interface Settings {
+  events: number;
+  hookCount: number;
+  rate: number;
+  seconds: number;
+  runs: number;
+  concurrency: number;
+  redisUrl: string;
+  token: string;
+}
+
+function readSettings(): Settings {
+  const hookCount = Number(process.env.BENCH_HOOKS ?? 4);
+  return {
+    events: Number(process.env.BENCH_EVENTS ?? 5_000),
+    hookCount,
+    rate: Number(process.env.BENCH_RATE ?? 50),
+    seconds: Number(process.env.BENCH_SECONDS ?? 10),
+    runs: Number(process.env.BENCH_RUNS ?? 3),
+    concurrency: hookCount * DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK,
+    redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    token: `api-bench-${randomBytes(24).toString("base64url")}`,
+  };
+}
+
 /**
  * prom-client samples the event loop with a timer of this interval and its histogram holds the
  * whole time between two samples, so an idle loop reads 10 ms: the delay is what exceeds it.
  */
 const LAG_SAMPLING_INTERVAL_MS = 10;
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 
-// The receiver: answers 204 at once, verifies every signed delivery, notes when each arrived.
-const secrets = new Map<string, string>();
-const arrivals: { at: number; eventTime: number; eventId: string; hookId: string }[] = [];
-// A redelivered duplicate is not progress: rates and waits count distinct (event, hook) pairs.
-const distinctArrivals = new Set<string>();
-let verified = 0;
-let unverified = 0;
-/** Publish → receipt of each yardstick delivery, ms (read for the floor's latency at the steady rate). */
-const floorArrivals: number[] = [];
-const receiver = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (c: Buffer) => chunks.push(c));
-  req.on("end", () => {
-    res.writeHead(204).end();
-    if (req.url === "/bare") return;
-    if (req.url?.startsWith("/floor/") || req.url?.startsWith("/peer/")) {
+interface Arrival {
+  at: number;
+  eventTime: number;
+  eventId: string;
+  hookId: string;
+}
+
+/** The receiver every subject delivers to, and what it saw. */
+interface Receiver {
+  origin: string;
+  /** Each hook's signing secret, by hook id (waybill's hooks and the yardsticks'). */
+  secrets: Map<string, string>;
+  /** Waybill's verified deliveries, as they arrived. */
+  arrivals: Arrival[];
+  /** A redelivered duplicate is not progress: rates and waits count distinct (event, hook) pairs. */
+  distinctArrivals: Set<string>;
+  /** Publish → receipt of each yardstick delivery, ms (read for the floor's latency at the steady rate). */
+  floorArrivals: number[];
+  counts: { verified: number; unverified: number };
+  waitForArrivals(count: number, timeoutMs: number): Promise<void>;
+  close(): void;
+}
+
+/** The receiver: answers 204 at once, verifies every signed delivery, notes when each arrived. */
+async function startReceiver(): Promise<Receiver> {
+  const secrets = new Map<string, string>();
+  const arrivals: Arrival[] = [];
+  const distinctArrivals = new Set<string>();
+  const floorArrivals: number[] = [];
+  const counts = { verified: 0, unverified: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      res.writeHead(204).end();
+      if (req.url === "/bare") return;
+      if (req.url?.startsWith("/floor/") || req.url?.startsWith("/peer/")) {
+        const raw = Buffer.concat(chunks);
+        const hookId = String(req.headers["x-service-webhook-id"]);
+        if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) counts.unverified += 1;
+        else {
+          const event = JSON.parse(raw.toString("utf8")) as { id: string; time: string };
+          distinctArrivals.add(`${event.id}:${hookId}`);
+          floorArrivals.push(Date.now() - Date.parse(event.time));
+        }
+        return;
+      }
+      const at = Date.now();
       const raw = Buffer.concat(chunks);
       const hookId = String(req.headers["x-service-webhook-id"]);
-      if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) unverified += 1;
-      else {
-        const event = JSON.parse(raw.toString("utf8")) as { id: string; time: string };
-        distinctArrivals.add(`${event.id}:${hookId}`);
-        floorArrivals.push(Date.now() - Date.parse(event.time));
+      // Only what verifies counts as a delivery (a request cut short does not).
+      if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) {
+        counts.unverified += 1;
+        return;
       }
-      return;
-    }
-    const at = Date.now();
-    const raw = Buffer.concat(chunks);
-    const hookId = String(req.headers["x-service-webhook-id"]);
-    // Only what verifies counts as a delivery (a request cut short does not).
-    if (!verifyWebhook(secrets.get(hookId) ?? "", req.headers["x-service-signature"], raw).ok) {
-      unverified += 1;
-      return;
-    }
-    verified += 1;
-    const event = JSON.parse(raw.toString("utf8"));
-    arrivals.push({ at, eventTime: Date.parse(event.time), eventId: event.id, hookId });
-    distinctArrivals.add(`${event.id}:${hookId}`);
+      counts.verified += 1;
+      const event = JSON.parse(raw.toString("utf8"));
+      arrivals.push({ at, eventTime: Date.parse(event.time), eventId: event.id, hookId });
+      distinctArrivals.add(`${event.id}:${hookId}`);
+    });
   });
-});
-await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    secrets,
+    arrivals,
+    distinctArrivals,
+    floorArrivals,
+    counts,
+    async waitForArrivals(count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (distinctArrivals.size < count) {
+        if (Date.now() > deadline) throw new Error(`only ${distinctArrivals.size} of ${count} deliveries arrived within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
 
-const env = await createTestEnvironment();
-const system = await startSystem({
-  ...env.env,
-  BOOTSTRAP_API_TOKEN: token,
-  RATE_LIMIT_REQUESTS: "100000000",
-  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-});
-const nc = await connect({ servers: env.natsUrl });
-const db = new pg.Client({ connectionString: env.databaseUrl });
-await db.connect();
-try {
+/** Waybill running, the receiver, and the connections the phases share. */
+interface Started {
+  settings: Settings;
+  receiver: Receiver;
+  env: TestEnvironment;
+  system: RunningSystem;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  db: pg.Client;
+}
+
+/** What setUp adds: the tenant's hooks on the receiver, a customer and a product. */
+interface Bench extends Started {
+  tenantId: string;
+  customerId: string;
+  productId: string;
+  /** POSTs to the HTTP API as the bootstrap token; expects a 201. */
+  api(path: string, body: unknown): Promise<{ id: string; secret: string }>;
+}
+
+async function startWaybill(settings: Settings, receiver: Receiver): Promise<Started> {
+  const env = await createTestEnvironment();
+  const system = await startSystem({
+    ...env.env,
+    BOOTSTRAP_API_TOKEN: settings.token,
+    RATE_LIMIT_REQUESTS: "100000000",
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  });
+  const nc = await connect({ servers: env.natsUrl });
+  const db = new pg.Client({ connectionString: env.databaseUrl });
+  await db.connect();
+  return { settings, receiver, env, system, nc, js: jetstream(nc), db };
+}
+
+/** The hooks on the receiver, a customer and a product, through the API. */
+async function setUp(started: Started): Promise<Bench> {
+  const { settings, receiver, system, db } = started;
   const api = async (path: string, body: unknown) => {
     const response = await fetch(`${system.baseUrl}/v1${path}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${settings.token}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
     if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as { id: string; secret: string };
   };
-  for (let i = 0; i < hookCount; i++) {
-    const hook = await api("/hooks", { name: `bench ${i}`, url: `${receiverOrigin}/hooks/${i}`, on: "order.created" });
-    secrets.set(hook.id, hook.secret);
+  for (let i = 0; i < settings.hookCount; i++) {
+    const hook = await api("/hooks", { name: `bench ${i}`, url: `${receiver.origin}/hooks/${i}`, on: "order.created" });
+    receiver.secrets.set(hook.id, hook.secret);
   }
   const customerId = (await api("/customers", { name: "Bench Customer" })).id;
   // Orders name an existing product of the tenant.
   const productId = (await api("/products", { sku: `BENCH-${randomBytes(4).toString("hex")}`, name: "Bench product" })).id;
   const tenantId = (await db.query<{ id: string }>("SELECT id FROM identity.tenants WHERE name = 'default'")).rows[0].id;
+  return { ...started, api, tenantId, customerId, productId };
+}
 
-  // Events straight onto EVENTS (as the services' outbox relays put them), so that the dispatcher,
-  // not the event producers, is what this phase measures.
-  const js = jetstream(nc);
-  const publishEvents = async (count: number) => {
+async function tearDown(started: Started): Promise<void> {
+  await started.nc.close();
+  await started.db.end();
+  await started.system.stop();
+  await started.env.cleanup();
+  started.receiver.close();
+}
+
+/** Sends `count` events into a subject, each delivered once per hook. */
+type Feed = (count: number) => Promise<void>;
+
+/**
+ * Subject 1, waybill: events straight onto EVENTS (as the services' outbox relays put them), so
+ * that the dispatcher, not the event producers, is what this phase measures.
+ */
+function waybillFeed(bench: Bench): Feed {
+  const { js, env, tenantId, customerId, productId } = bench;
+  return async (count) => {
     const batch = 200;
     for (let offset = 0; offset < count; offset += batch) {
       await Promise.all(
@@ -146,24 +249,27 @@ try {
       );
     }
   };
-  const waitForArrivals = async (count: number, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (distinctArrivals.size < count) {
-      if (Date.now() > deadline) throw new Error(`only ${distinctArrivals.size} of ${count} deliveries arrived within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+}
 
-  process.stdout.write(
-    `webhooks-deliver: ${hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, ${runs} runs, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
-  );
-  const perRun = { waybill: [] as number[], floor: [] as number[], peer: [] as number[] };
-  let floorLatency = "";
-  // The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver.
+/** Subjects 2 and 3, the yardsticks: their processes, how to feed them, how to stop them. */
+interface Yardsticks {
+  floor: Child;
+  peer: Child;
+  floorSubject: string;
+  feedFloor: Feed;
+  feedPeer: Feed;
+  /** An order.created event's body as the yardsticks deliver it. */
+  eventBody(offset: number): string;
+  stop(): Promise<void>;
+}
+
+/** The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver. */
+async function startYardsticks(bench: Bench): Promise<Yardsticks> {
+  const { settings, receiver, env, nc, js, customerId } = bench;
   const yardstickHooks = (kind: "floor" | "peer") =>
-    Array.from({ length: hookCount }, (_, i) => {
-      const hook = { id: `hook_${kind}_${i}`, url: `${receiverOrigin}/${kind}/${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
-      secrets.set(hook.id, hook.secret);
+    Array.from({ length: settings.hookCount }, (_, i) => {
+      const hook = { id: `hook_${kind}_${i}`, url: `${receiver.origin}/${kind}/${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
+      receiver.secrets.set(hook.id, hook.secret);
       return hook;
     });
   const floorHooks = yardstickHooks("floor");
@@ -180,33 +286,36 @@ try {
   });
   const queueName = `waybill-bench-${randomBytes(4).toString("hex")}`;
   // A connection handed to BullMQ is the caller's to close (queue.close() leaves it open).
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(settings.redisUrl);
   const queue = new Queue<DeliveryJob>(queueName, { connection: redis });
   const peer = runTs("bench/webhooks-bullmq-peer.ts", {
     DATABASE_URL: env.databaseUrl,
-    REDIS_URL: redisUrl,
+    REDIS_URL: settings.redisUrl,
     PEER_QUEUE: queueName,
     PEER_HOOKS: JSON.stringify(peerHooks),
-    PEER_CONCURRENCY: String(concurrency),
+    PEER_CONCURRENCY: String(settings.concurrency),
   });
-  try {
-    await Promise.all([floor.waitForOutput(/ready/, 60_000), peer.waitForOutput(/ready/, 60_000)]);
-    const eventBody = (offset: number) =>
-      JSON.stringify({
-        id: newId("evt"),
-        kind: "order.created",
-        time: new Date().toISOString(),
-        transactionId: newId("txn"),
-        orderId: newId("ord"),
-        shortId: `BW-${offset}`,
-        customerId,
-        dueDate: null,
-        currency: "EUR",
-        status: "pending",
-        orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }],
-        total: "39.98",
-      });
-    const feedFloor = async (count: number) => {
+  const eventBody = (offset: number) =>
+    JSON.stringify({
+      id: newId("evt"),
+      kind: "order.created",
+      time: new Date().toISOString(),
+      transactionId: newId("txn"),
+      orderId: newId("ord"),
+      shortId: `BW-${offset}`,
+      customerId,
+      dueDate: null,
+      currency: "EUR",
+      status: "pending",
+      orderItems: [{ productId: "prd_bench", quantity: 2, price: "19.99" }],
+      total: "39.98",
+    });
+  return {
+    floor,
+    peer,
+    floorSubject,
+    eventBody,
+    async feedFloor(count) {
       for (let offset = 0; offset < count; offset += 200) {
         await Promise.all(
           Array.from({ length: Math.min(200, count - offset) }, () => {
@@ -215,8 +324,8 @@ try {
           }),
         );
       }
-    };
-    const feedPeer = async (count: number) => {
+    },
+    async feedPeer(count) {
       // One job per (event, hook), with the retry policy BullMQ documents for unreliable work.
       for (let offset = 0; offset < count; offset += 200) {
         const jobs = Array.from({ length: Math.min(200, count - offset) }, () => eventBody(offset)).flatMap((body) =>
@@ -228,103 +337,133 @@ try {
         );
         await queue.addBulk(jobs);
       }
-    };
+    },
+    async stop() {
+      floor.process.kill("SIGTERM");
+      peer.process.kill("SIGTERM");
+      await Promise.allSettled([floor.exited(10_000), peer.exited(10_000)]);
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+      await redis.quit();
+    },
+  };
+}
 
-    // Warm-up of all three paths: connections, prepared paths, JIT.
-    for (const feed of [publishEvents, feedFloor, feedPeer]) {
-      distinctArrivals.clear();
-      await feed(200);
-      await waitForArrivals(200 * hookCount, 60_000);
-    }
+/** Deliveries per second of each subject, one figure per run. */
+interface PerRun {
+  waybill: number[];
+  floor: number[];
+  peer: number[];
+}
 
-    // CPU of every process per delivery (the receiver runs in this process: "load generator").
-    const roots = { ...system.pids, "floor worker": floor.process.pid!, "bullmq worker": peer.process.pid!, "load generator": process.pid };
-    const measure = async (feed: (count: number) => Promise<void>) => {
-      await settleDatabase(env.databaseUrl);
-      arrivals.length = 0;
-      distinctArrivals.clear();
-      const cpuBefore = snapshotCpu(roots);
-      const deferredBefore = await deferredDeliveries(system.opsPorts.dispatcher);
-      const started = performance.now();
-      await feed(events);
-      await waitForArrivals(events * hookCount, 600_000);
-      const elapsed = (performance.now() - started) / 1000;
-      return {
-        perSecond: (events * hookCount) / elapsed,
-        elapsed,
-        duplicates: arrivals.length - distinctArrivals.size,
-        deferred: describeDeferred(deferredBefore, await deferredDeliveries(system.opsPorts.dispatcher)),
-        cpu: formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery"),
-      };
-    };
-    for (let i = 1; i <= runs; i++) {
-      const waybill = await measure(publishEvents);
-      const sameWork = await measure(feedFloor);
-      const bullmq = await measure(feedPeer);
-      process.stdout.write(`-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each\n`);
-      process.stdout.write(
-        `${"waybill (EVENTS → receiver)".padEnd(38)} ${waybill.perSecond.toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates, deferred to DELIVERIES: ${waybill.deferred})\n${waybill.cpu}\n`,
-      );
-      process.stdout.write(
-        `${"same-work floor (JetStream → receiver)".padEnd(38)} ${sameWork.perSecond.toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${sameWork.cpu}\n`,
-      );
-      process.stdout.write(
-        `${"BullMQ peer (Redis → receiver)".padEnd(38)} ${bullmq.perSecond.toFixed(0).padStart(7)} /s  (${bullmq.elapsed.toFixed(1)} s)\n${bullmq.cpu}\n`,
-      );
-      perRun.waybill.push(waybill.perSecond);
-      perRun.floor.push(sameWork.perSecond);
-      perRun.peer.push(bullmq.perSecond);
-    }
-    // Context for the latency target: the same-work floor at the same steady rate, from the
-    // event's publish to its receipt (compare with waybill's "on NATS → receipt" below).
-    await settleDatabase(env.databaseUrl);
-    floorArrivals.length = 0;
-    distinctArrivals.clear();
-    const started = performance.now();
-    for (let i = 0; i < Math.round(rate * seconds); i++) {
-      const wait = started + (i * 1000) / rate - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const body = eventBody(i);
-      await js.publish(floorSubject, body, { msgID: (JSON.parse(body) as { id: string }).id });
-    }
-    await waitForArrivals(Math.round(rate * seconds) * hookCount, 60_000);
-    floorLatency = describeMs(floorArrivals);
-  } finally {
-    floor.process.kill("SIGTERM");
-    peer.process.kill("SIGTERM");
-    await Promise.allSettled([floor.exited(10_000), peer.exited(10_000)]);
-    await queue.obliterate({ force: true }).catch(() => {});
-    await queue.close();
-    await redis.quit();
+/** Warms the three subjects up, then measures each once per run; prints each run's figures. */
+async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<PerRun> {
+  const { settings, receiver, system, env } = bench;
+  const { events, hookCount, runs } = settings;
+  const publishEvents = waybillFeed(bench);
+  await Promise.all([yardsticks.floor.waitForOutput(/ready/, 60_000), yardsticks.peer.waitForOutput(/ready/, 60_000)]);
+  // Warm-up of all three paths: connections, prepared paths, JIT.
+  for (const feed of [publishEvents, yardsticks.feedFloor, yardsticks.feedPeer]) {
+    receiver.distinctArrivals.clear();
+    await feed(200);
+    await receiver.waitForArrivals(200 * hookCount, 60_000);
   }
-  const roots = { ...system.pids, "load generator": process.pid };
 
-  const body = JSON.stringify({
-    id: newId("evt"),
-    kind: "order.created",
-    time: new Date().toISOString(),
-    transactionId: newId("txn"),
-    orderId: newId("ord"),
-    total: "39.98",
-  });
+  // CPU of every process per delivery (the receiver runs in this process: "load generator").
+  const roots = {
+    ...system.pids,
+    "floor worker": yardsticks.floor.process.pid!,
+    "bullmq worker": yardsticks.peer.process.pid!,
+    "load generator": process.pid,
+  };
+  const measure = async (feed: Feed) => {
+    await settleDatabase(env.databaseUrl);
+    receiver.arrivals.length = 0;
+    receiver.distinctArrivals.clear();
+    const cpuBefore = snapshotCpu(roots);
+    const deferredBefore = await deferredDeliveries(system.opsPorts.dispatcher);
+    const started = performance.now();
+    await feed(events);
+    await receiver.waitForArrivals(events * hookCount, 600_000);
+    const elapsed = (performance.now() - started) / 1000;
+    return {
+      perSecond: (events * hookCount) / elapsed,
+      elapsed,
+      duplicates: receiver.arrivals.length - receiver.distinctArrivals.size,
+      deferred: describeDeferred(deferredBefore, await deferredDeliveries(system.opsPorts.dispatcher)),
+      cpu: formatCpuPerRequest(cpuBefore, snapshotCpu(roots), events * hookCount, "delivery"),
+    };
+  };
+  const perRun: PerRun = { waybill: [], floor: [], peer: [] };
+  for (let i = 1; i <= runs; i++) {
+    const waybill = await measure(publishEvents);
+    const sameWork = await measure(yardsticks.feedFloor);
+    const bullmq = await measure(yardsticks.feedPeer);
+    process.stdout.write(`-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each\n`);
+    process.stdout.write(
+      `${"waybill (EVENTS → receiver)".padEnd(38)} ${waybill.perSecond.toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates, deferred to DELIVERIES: ${waybill.deferred})\n${waybill.cpu}\n`,
+    );
+    process.stdout.write(
+      `${"same-work floor (JetStream → receiver)".padEnd(38)} ${sameWork.perSecond.toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${sameWork.cpu}\n`,
+    );
+    process.stdout.write(
+      `${"BullMQ peer (Redis → receiver)".padEnd(38)} ${bullmq.perSecond.toFixed(0).padStart(7)} /s  (${bullmq.elapsed.toFixed(1)} s)\n${bullmq.cpu}\n`,
+    );
+    perRun.waybill.push(waybill.perSecond);
+    perRun.floor.push(sameWork.perSecond);
+    perRun.peer.push(bullmq.perSecond);
+  }
+  return perRun;
+}
+
+/**
+ * Context for the latency target: the same-work floor at the same steady rate, from the event's
+ * publish to its receipt (compare with waybill's "on NATS → receipt"); "p50 / p99 / max" ms.
+ */
+async function measureFloorLatency(bench: Bench, yardsticks: Yardsticks): Promise<string> {
+  const { settings, receiver, env, js } = bench;
+  const { rate, seconds, hookCount } = settings;
+  await settleDatabase(env.databaseUrl);
+  receiver.floorArrivals.length = 0;
+  receiver.distinctArrivals.clear();
+  const started = performance.now();
+  for (let i = 0; i < Math.round(rate * seconds); i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const body = yardsticks.eventBody(i);
+    await js.publish(yardsticks.floorSubject, body, { msgID: (JSON.parse(body) as { id: string }).id });
+  }
+  await receiver.waitForArrivals(Math.round(rate * seconds) * hookCount, 60_000);
+  return describeMs(receiver.floorArrivals);
+}
+
+/** Context: a bare undici POST loop to the receiver, and its CPU per request. */
+async function measureBarePosts(bench: Bench, body: string): Promise<{ bare: LoadResult; bareCpu: string }> {
+  const { settings, receiver, system } = bench;
+  const roots = { ...system.pids, "load generator": process.pid };
   const bareCpuBefore = snapshotCpu(roots);
   const bare = await runLoad(
-    receiverOrigin,
+    receiver.origin,
     () => ({ method: "POST", path: "/bare", headers: { "content-type": "application/json", "x-service-signature": `t=0,v1=${"0".repeat(64)}` }, body }),
-    { concurrency, durationMs: Math.max(3_000, seconds * 1000), expectStatus: 204 },
+    { concurrency: settings.concurrency, durationMs: Math.max(3_000, settings.seconds * 1000), expectStatus: 204 },
   );
-  const bareCpu = formatCpuPerRequest(bareCpuBefore, snapshotCpu(roots), bare.requests);
+  return { bare, bareCpu: formatCpuPerRequest(bareCpuBefore, snapshotCpu(roots), bare.requests) };
+}
 
-  const queueFloor = await measureQueueRoundTrip(nc, {
-    streamName: `${env.streamPrefix}FLOOR`,
-    messages: 20_000,
-    body: JSON.stringify({ eventJson: body, hookId: "hook_x" }),
-  });
+interface LatencyAtRate {
+  /** Event → receipt of each delivery, ms, sorted. */
+  latencies: number[];
+  delays: string;
+  stages: string;
+}
 
-  // Steady, moderate rate through the whole system: orders over HTTP, one order.created each.
+/** Steady, moderate rate through the whole system: orders over HTTP, one order.created each. */
+async function measureLatencyAtRate(bench: Bench): Promise<LatencyAtRate> {
+  const { settings, receiver, system, env, nc, db, api, customerId, productId } = bench;
+  const { rate, seconds, hookCount } = settings;
   const ordersAtRate = async (count: number, label: string) => {
-    arrivals.length = 0;
-    distinctArrivals.clear();
+    receiver.arrivals.length = 0;
+    receiver.distinctArrivals.clear();
     const t0 = performance.now();
     const inFlight: Promise<unknown>[] = [];
     for (let i = 0; i < count; i++) {
@@ -340,7 +479,7 @@ try {
       );
     }
     await Promise.all(inFlight);
-    await waitForArrivals(count * hookCount, 60_000);
+    await receiver.waitForArrivals(count * hookCount, 60_000);
   };
   // Warm-up: until now no order was created over HTTP, and the first ones pay for compiling that
   // path (1 % of the deliveries measured below is the first five orders).
@@ -355,12 +494,28 @@ try {
   await settleDatabase(env.databaseUrl);
   await eventLoopDelays(system.opsPorts); // the services' delay histograms start afresh
   await ordersAtRate(Math.round(rate * seconds), "BWS");
-  const latencies = arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  const latencies = receiver.arrivals.map((a) => a.at - a.eventTime).sort((a, b) => a - b);
   watch.unsubscribe();
   const delays = await eventLoopDelays(system.opsPorts);
-  const stages = await latencyStages(db, arrivals, onNats);
+  const stages = await latencyStages(db, receiver.arrivals, onNats);
+  return { latencies, delays, stages };
+}
 
+interface Results {
+  perRun: PerRun;
+  floorLatency: string;
+  bare: LoadResult;
+  bareCpu: string;
+  queueFloor: number;
+  latency: LatencyAtRate;
+}
+
+/** The summary: throughput spreads, ratio lines, the context loops and the latency phase. */
+function report(settings: Settings, receiver: Receiver, results: Results): void {
+  const { runs, rate, seconds, hookCount, concurrency } = settings;
+  const { perRun, floorLatency, bare, bareCpu, queueFloor } = results;
+  const { latencies, delays, stages } = results.latency;
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
   // BENCH_RUNS=0 measures only the latency phase (and the context lines).
   if (runs > 0) {
     process.stdout.write(`-- summary over ${runs} runs: median (min–max)\n`);
@@ -387,26 +542,56 @@ try {
   if (floorLatency) process.stdout.write(`  context: the same-work floor at ${rate} events/s, publish → receipt (p50 / p99 / max ms): ${floorLatency}\n`);
   if (delays)
     process.stdout.write(`  event-loop delay of the services meanwhile, beyond the sampling timer (p99 / max ms, and heap in use at the end): ${delays}\n`);
-  process.stdout.write(`signatures verified by the receiver: ${verified} ok, ${unverified} failed\n`);
-} finally {
-  await nc.close();
-  await db.end();
-  await system.stop();
-  await env.cleanup();
-  receiver.closeAllConnections();
-  receiver.close();
+  process.stdout.write(`signatures verified by the receiver: ${receiver.counts.verified} ok, ${receiver.counts.unverified} failed\n`);
 }
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const receiver = await startReceiver();
+  const started = await startWaybill(settings, receiver);
+  try {
+    const bench = await setUp(started);
+    process.stdout.write(
+      `webhooks-deliver: ${settings.hookCount} hooks × ${DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK} per hook, ${settings.runs} runs, loopback receiver, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+    );
+    const yardsticks = await startYardsticks(bench);
+    let perRun: PerRun;
+    let floorLatency = "";
+    try {
+      perRun = await measureThroughput(bench, yardsticks);
+      floorLatency = await measureFloorLatency(bench, yardsticks);
+    } finally {
+      await yardsticks.stop();
+    }
+    const body = JSON.stringify({
+      id: newId("evt"),
+      kind: "order.created",
+      time: new Date().toISOString(),
+      transactionId: newId("txn"),
+      orderId: newId("ord"),
+      total: "39.98",
+    });
+    const { bare, bareCpu } = await measureBarePosts(bench, body);
+    const queueFloor = await measureQueueRoundTrip(bench.nc, {
+      streamName: `${bench.env.streamPrefix}FLOOR`,
+      messages: 20_000,
+      body: JSON.stringify({ eventJson: body, hookId: "hook_x" }),
+    });
+    const latency = await measureLatencyAtRate(bench);
+    report(settings, receiver, { perRun, floorLatency, bare, bareCpu, queueFloor, latency });
+  } finally {
+    await tearDown(started);
+  }
+}
+
+await main();
 
 /**
  * The latency phase split where it can be seen: commit → on NATS (the producer's outbox relay),
  * → taken by the dispatcher (EVENTS, the intake's batch), taken → attempt begun (fan-out, lane),
  * attempt → receipt (sign, POST). Clocks are the same machine's.
  */
-async function latencyStages(
-  db: pg.Client,
-  seen: { at: number; eventTime: number; eventId: string; hookId: string }[],
-  onNats: Map<string, number>,
-): Promise<string> {
+async function latencyStages(db: pg.Client, seen: Arrival[], onNats: Map<string, number>): Promise<string> {
   const { rows } = await db.query<{ event_id: string; hook_id: string; received_at: Date; requested_at: Date }>(
     `SELECT x.event_id, x.hook_id, e.received_at, x.requested_at
        FROM dispatcher.executions x JOIN dispatcher.event_log e ON e.id = x.event_id

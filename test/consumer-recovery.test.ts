@@ -17,6 +17,7 @@ import { createTestEnvironment, type TestEnvironment } from "./support/environme
 import { eventually } from "./support/http.js";
 import { startTestNats, startTestPostgres, type RestartableServer } from "./support/private-servers.js";
 import { sleep } from "./webhooks-fixtures.js";
+import { DELIVERIES_STREAM, deliveriesSubject } from "../services/dispatcher/deliveries-stream.js";
 
 const PULL_EXPIRES_MS = 2_000;
 let nats: RestartableServer;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   pool = createPool({ databaseUrl: env.databaseUrl, schema: "recovery_test", applicationName: "consumer-recovery-test" });
   await migrate(pool, "recovery_test", [PLATFORM_MIGRATIONS_DIR]);
   await pool.query("CREATE TABLE applied (id text PRIMARY KEY, n int NOT NULL DEFAULT 1)");
-  bus = await connectBus({ url: env.natsUrl, name: "consumer-recovery-test", topology: env.topology, logger });
+  bus = await connectBus({ url: env.natsUrl, name: "consumer-recovery-test", topology: env.topology, logger, streams: [DELIVERIES_STREAM] });
   await ensureStreams(bus, logger);
 }, 60_000);
 
@@ -229,7 +230,7 @@ describe("a durable consumer", () => {
         deliveryIds.map((deliveryId) =>
           publishDurable(
             bus,
-            env.topology.deliveriesSubject("hook_1"),
+            deliveriesSubject(env.topology, "hook_1"),
             JSON.stringify({
               deliveryId,
               tenantId: "ten_x",

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
-import { pruneExpired } from "@waybill/platform/housekeeping.js";
+import { pruneExpired } from "../packages/platform/housekeeping.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment;

@@ -12,7 +12,7 @@ import { loadOrdersConfig } from "../services/orders/config.js";
 import { startOrders } from "../services/orders/service.js";
 import { connectBus } from "@waybill/platform/nats.js";
 import { createLogger } from "@waybill/platform/logger.js";
-import { readStreamClaim, StreamsClaimedError } from "@waybill/platform/stream-claims.js";
+import { readStreamClaim, StreamsClaimedError } from "../packages/platform/stream-claims.js";
 import { client, createCustomer, createStockedProduct, type Call } from "./orders-fixtures.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { runTs } from "./support/processes.js";

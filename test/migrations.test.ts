@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "@waybill/platform/db.js";
-import { NO_TRANSACTION_MARKER, readMigrationFiles } from "@waybill/platform/migration-files.js";
+import { NO_TRANSACTION_MARKER, readMigrationFiles } from "../packages/platform/migration-files.js";
 import { MigrationError, migrate, pendingMigrations } from "@waybill/platform/migrations.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { ROOT } from "./support/processes.js";

@@ -11,7 +11,7 @@ import { createPool, type Pool } from "@waybill/platform/db.js";
 import { AppError } from "@waybill/platform/errors.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
-import { onOutboxCommitted, type OutboxRow } from "@waybill/platform/outbox-signal.js";
+import { onOutboxCommitted, type OutboxRow } from "../packages/platform/outbox-signal.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 const TENANT = "ten_01jc0000000000000000000001";
@@ -110,6 +110,25 @@ describe("order creation's group commit", () => {
     expect(rows.map((r) => r.short_id)).toEqual(["GROUP-1", "GROUP-2", "GROUP-4", "TAKEN-1", "TWICE"]);
     const { rows: strays } = await pool.query("SELECT count(*)::int AS n FROM orders.order_items WHERE order_id NOT IN (SELECT id FROM orders.orders)");
     expect(strays[0].n).toBe(0);
+  });
+
+  it("writes an order with an Idempotency-Key by the same statement, alone, its event handed over at its commit", async () => {
+    const handed: OutboxRow[] = [];
+    const stopListening = onOutboxCommitted(pool, (rows) => handed.push(...(rows ?? [])));
+    const before = orderStatements;
+    const input = { shortId: "KEYED-1", customerId, dueDate: null, currency: "EUR", orderItems: [{ productId: "prd_a", quantity: 1, price: "2.50" }] };
+    const idempotency = { key: "key-keyed-1", requestHash: "hash-keyed-1" };
+    // Written beside unkeyed orders of the same tick, it does not join their statement.
+    const [keyed] = await Promise.all([createOrder(deps, TENANT, input, idempotency), order("UNKEYED-1"), order("UNKEYED-2")]);
+    const replay = await createOrder(deps, TENANT, input, idempotency);
+    stopListening();
+    // The two unkeyed orders shared one statement on the pool; the keyed one ran on its own
+    // transaction's connection (which the count of the pool's statements does not see).
+    expect(orderStatements - before).toBe(1);
+    expect(keyed.replayed).toBe(false);
+    expect(replay).toEqual({ value: keyed.value, replayed: true });
+    expect(await outboxRowsOf(keyed.value.id)).toBe(1);
+    expect(handed.filter((row) => (row.event as { orderId: string }).orderId === keyed.value.id)).toHaveLength(1);
   });
 
   it("answers each order of one statement in the order given", async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import { createPool, ensureDatabase, type Pool } from "@waybill/platform/db.js";
 import { migrate, PLATFORM_MIGRATIONS_DIR } from "@waybill/platform/migrations.js";
-import { OUTBOX_OLDEST_AGE_METRIC, startOutboxAgeGauge } from "@waybill/platform/outbox-age.js";
+import { OUTBOX_OLDEST_AGE_METRIC, startOutboxAgeGauge } from "../packages/platform/outbox-age.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
 

@@ -3,7 +3,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "@waybill/platform/db.js";
-import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
 import { newId } from "@waybill/platform/ids.js";
 import { createLogger } from "@waybill/platform/logger.js";
 import { connectBus } from "@waybill/platform/nats.js";
@@ -134,10 +133,9 @@ describe("outbox relay", () => {
     const first = newId("hook");
     const second = newId("hook");
     await withRelays(async ({ pool, relay }) => {
-      // Written outside a transaction: the relay is only told to read the table.
+      // Written on the pool, outside a transaction: committed as the statement returns.
       const append = async (hookId: string) => {
         await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId } }]);
-        notifyOutboxCommitted(pool);
       };
       // The second event commits while the relay publishes the first; polling alone would find
       // it only after a minute.
@@ -157,6 +155,58 @@ describe("outbox relay", () => {
         return ids.includes(first) && ids.includes(second) ? ids : undefined;
       }, 5_000);
       expect(seen.filter((id) => id === first || id === second)).toEqual([first, second]);
+    });
+  });
+
+  it("publishes a row a plain writer committed long before the poll would, with no call to wake the relay", async () => {
+    const inTransaction = newId("hook");
+    const onPool = newId("hook");
+    const rolledBack = newId("hook");
+    await withRelays(async ({ pool, relay }) => {
+      await relay({ pollIntervalMs: 60_000 }).start();
+      // Let the start's read of the table pass, so that only the commits can wake the relay.
+      await new Promise((r) => setTimeout(r, 200));
+      const arrived = async (hookId: string) => {
+        const startedAt = Date.now();
+        await eventually(async () => {
+          const ids = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
+          return ids.includes(hookId) ? true : undefined;
+        }, 5_000);
+        return Date.now() - startedAt;
+      };
+      // What services do: events written in a transaction and nothing else.
+      await commitTestEvent(pool, inTransaction);
+      expect(await arrived(inTransaction)).toBeLessThan(2_000);
+      // A statement on the pool commits alone.
+      await appendEvents(pool, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId: onPool } }]);
+      expect(await arrived(onPool)).toBeLessThan(2_000);
+      // A transaction that rolls back hands nothing to the relay, and its row is gone.
+      await expect(
+        withTransaction(pool, async (client) => {
+          await appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId: rolledBack } }]);
+          throw new Error("changed my mind");
+        }),
+      ).rejects.toThrow("changed my mind");
+      await new Promise((r) => setTimeout(r, 300));
+      const ids = (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m) => m.json.hookId);
+      expect(ids).not.toContain(rolledBack);
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM orders.outbox WHERE event->>'hookId' = $1", [rolledBack]);
+      expect(rows[0].n).toBe(0);
+    });
+  });
+
+  it("refuses outbox rows on a connection outside withTransaction, whose commit nothing would see", async () => {
+    await withRelays(async ({ pool }) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        await expect(
+          appendEvents(client, stack.env.topology, [{ tenantId: "ten_relaytest", kind: "webhook.test", payload: { hookId: newId("hook") } }]),
+        ).rejects.toThrow("withTransaction");
+      } finally {
+        await client.query("ROLLBACK");
+        client.release();
+      }
     });
   });
 

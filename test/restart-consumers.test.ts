@@ -18,6 +18,7 @@ import { startTestNats, type RestartableServer } from "./support/private-servers
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 import { createHook, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+import { deliveriesStreamName } from "../services/dispatcher/deliveries-stream.js";
 
 /** Items of each kind produced per phase (before, during, after). */
 const PER_PHASE = 5;
@@ -225,7 +226,7 @@ describe("every consumer across a nats-server restart", () => {
     try {
       const jsm = await jetstreamManager(nc);
       const durables: [string, string][] = [];
-      for (const stream of [stack.env.topology.eventsStream, stack.env.topology.ingressStream, stack.env.topology.deliveriesStream]) {
+      for (const stream of [stack.env.topology.eventsStream, stack.env.topology.ingressStream, deliveriesStreamName(stack.env.topology)]) {
         for await (const info of jsm.consumers.list(stream)) durables.push([stream, info.name]);
       }
       expect(durables.map(([, name]) => name).sort()).toEqual([

@@ -5,6 +5,8 @@ import { nanos } from "@nats-io/transport-node";
 import { createLogger } from "@waybill/platform/logger.js";
 import { connectBus, ensureStreams, type Bus } from "@waybill/platform/nats.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+import { DELIVERIES_STREAM, deliveriesStreamName } from "../services/dispatcher/deliveries-stream.js";
+import { REVOCATIONS_STREAM } from "@waybill/contracts/identity/revocations.js";
 
 let env: TestEnvironment;
 let bus: Bus;
@@ -12,7 +14,7 @@ const logger = createLogger("stream-replicas-test", "silent");
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  bus = await connectBus({ url: env.natsUrl, name: "stream-replicas-test", topology: env.topology, logger });
+  bus = await connectBus({ url: env.natsUrl, name: "stream-replicas-test", topology: env.topology, logger, streams: [DELIVERIES_STREAM, REVOCATIONS_STREAM] });
 });
 afterAll(async () => {
   await bus?.close();
@@ -22,7 +24,8 @@ afterAll(async () => {
 describe("ensureStreams", () => {
   it("creates every stream with NATS_STREAM_REPLICAS copies and keeps an operator's changes on restart", async () => {
     await ensureStreams(bus, logger, 1);
-    const names = [env.topology.eventsStream, env.topology.ingressStream, env.topology.deliveriesStream, env.topology.revocationsStream];
+    // The shared streams, and those the bus's service declared as its own.
+    const names = [env.topology.eventsStream, env.topology.ingressStream, deliveriesStreamName(env.topology), env.topology.streamName("REVOCATIONS")];
     for (const name of names) expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
 
     // An operator shortens EVENTS' retention and caps its size, and adds a subject.

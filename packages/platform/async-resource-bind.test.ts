@@ -2,7 +2,7 @@ import { AsyncLocalStorage, AsyncResource, executionAsyncId } from "node:async_h
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bindToAsyncResource, installAsyncResourceBind } from "./async-resource-bind.js";
-import { runModuleScript } from "./module-script.test-support.js";
+import { runModuleScript } from "./testing/module-script.js";
 
 /** `resource.bind(fn, thisArg)`: Node takes a this argument its type declarations omit. */
 function bindWithThis<F extends (...args: never[]) => unknown>(resource: AsyncResource, fn: F, thisArg: unknown): F {

@@ -1,7 +1,8 @@
 // Group commit for small statements: callers submit one item each; items submitted while the
 // database is busy are written together in one statement. Under light load every item goes out
 // at once on its own (no timer, no added latency); under heavy load batches grow by themselves,
-// so the cost per delivery falls as the rate rises.
+// so the cost per delivery falls as the rate rises. The queue and its limits are batch-queue.ts.
+import { createBatchQueue } from "./batch-queue.js";
 
 export const DEFAULT_MAX_BATCH = 100;
 /** One batch at a time: whatever arrives meanwhile forms the next one (measured best here). */
@@ -18,18 +19,8 @@ export interface BatcherOptions {
  * batch fails each of its items' promises.
  */
 export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: BatcherOptions = {}): (item: I) => Promise<O> {
-  const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
-  const maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_BATCHES;
-  let pending: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
-  const flush = () => {
-    scheduled = false;
-    while (inFlight < maxConcurrent && pending.length > 0) {
-      const batch = pending.slice(0, maxBatch);
-      pending = pending.slice(batch.length);
-      inFlight += 1;
+  const queue = createBatchQueue<Waiting<I, O>>(
+    (batch, done) => {
       run(batch.map((entry) => entry.item))
         .then((results) => {
           if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
@@ -46,20 +37,15 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
             );
           }
         })
-        .finally(() => {
-          inFlight -= 1;
-          flush();
-        });
-    }
-  };
+        .finally(done);
+    },
+    { maxItems: options.maxBatch ?? DEFAULT_MAX_BATCH, maxInFlight: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_BATCHES },
+  );
+  return (item) => new Promise<O>((resolve, reject) => queue.add({ item, resolve, reject }));
+}
 
-  return (item) =>
-    new Promise<O>((resolve, reject) => {
-      pending.push({ item, resolve, reject });
-      // Gather what is submitted in the same tick before sending.
-      if (!scheduled && inFlight < maxConcurrent) {
-        scheduled = true;
-        queueMicrotask(flush);
-      }
-    });
+interface Waiting<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
 }

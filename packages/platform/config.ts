@@ -19,16 +19,6 @@ export const DEFAULT_CONSUMER_ACK_WAIT_MS = 30_000;
 export const DEFAULT_MIGRATION_LOCK_TIMEOUT_MS = 10_000;
 /** How long one migration statement may run. */
 export const DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS = 15 * 60_000;
-/** gRPC and ops ports of each service when it runs in its own container. */
-export const DEFAULT_PORTS = Object.freeze({
-  edge: { ops: 9100 },
-  identity: { grpc: 50051, ops: 9101 },
-  orders: { grpc: 50052, ops: 9102 },
-  inventory: { grpc: 50053, ops: 9103 },
-  dispatcher: { grpc: 50054, ops: 9104 },
-  mqttGateway: { grpc: 50055, ops: 9105 },
-});
-
 export const port = z.coerce.number().int().min(0).max(65535);
 export const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) => v === "true" || v === "1" || v === "yes");
 

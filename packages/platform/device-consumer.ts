@@ -7,7 +7,7 @@ import { Counter, type Registry } from "prom-client";
 import { startConsumer, type RunningConsumer } from "./consumer.js";
 import type { ConsumerHealth } from "./consumer-health.js";
 import type { DeadLetters } from "./dead-letters.js";
-import { ingressEnvelopeSchema, issuesOf, type DeviceChannel, type IngressEnvelope } from "./device-messages.js";
+import { ingressEnvelopeSchema, issuesOf, type IngressEnvelope } from "./ingress-envelope.js";
 import { AppError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { subjectMatches } from "./nats-filters.js";
@@ -35,7 +35,7 @@ export interface DeviceConsumerOptions {
   logger: Logger;
   registry: Registry;
   durable: string;
-  channel: DeviceChannel;
+  channel: string;
   handle(message: DeviceMessage): Promise<void>;
   /**
    * Where the channel's messages are picked out of INGRESS: by the server (a filtered durable, the
@@ -60,7 +60,7 @@ export interface DeviceConsumerRuntime {
 }
 
 /** `<prefix>ingress.*.devices.*.<channel>`: nats-server 2.9 takes one filter subject per consumer. */
-export function deviceChannelFilter(bus: Bus, channel: DeviceChannel): string {
+export function deviceChannelFilter(bus: Bus, channel: string): string {
   return `${bus.topology.ingressWildcard.slice(0, -1)}*.devices.*.${channel}`;
 }
 

@@ -3,7 +3,7 @@
 import { credentials, makeGenericClientConstructor, type ServiceDefinition, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer, type GrpcServerHandle } from "./grpc.js";
-import { bytesUnaryMethod } from "./grpc-unary-methods.test-support.js";
+import { bytesUnaryMethod } from "./testing/grpc-unary-methods.js";
 
 const definition = { whoami: bytesUnaryMethod("/test.Balance/WhoAmI") } as unknown as ServiceDefinition;
 const Client = makeGenericClientConstructor(definition, "Balance");

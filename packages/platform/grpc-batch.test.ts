@@ -7,7 +7,7 @@ import { contextFrom, currentContext, runInContext } from "./context.js";
 import { AppError } from "./errors.js";
 import { GRPC_CHANNEL_OPTIONS, startGrpcServer, unary, type GrpcServerHandle, type UnaryMethod } from "./grpc.js";
 import { batchedUnary, batchingCaller, UNBATCHED_FOR_MS, type BatchingOptions, type BatchRequest, type BatchResponse } from "./grpc-batch.js";
-import { jsonUnaryMethod } from "./grpc-unary-methods.test-support.js";
+import { jsonUnaryMethod } from "./testing/grpc-unary-methods.js";
 import { createLogger } from "./logger.js";
 
 interface Echo {

@@ -3,12 +3,14 @@
 // of CPU here for a bare grpc-js call whatever its size, a sixth of what a whole order cost. The
 // batch carries each call with the context its metadata would have carried, and answers each with
 // its own result or its own error, so a caller sees what a single call would have answered.
+// The queue, its limits and when batches go out are batch-queue.ts's, as for batcher.ts.
 import { Metadata, status as GrpcStatus, type handleUnaryCall, type ServiceError } from "@grpc/grpc-js";
 import { contextFrom, currentContext, runInContext, type OperationContext } from "./context.js";
 import { grpcStatusOf, platformError } from "./errors.js";
 import { endGrpcServerSpan, grpcServerSpan } from "./grpc-tracing.js";
 import { callUnary, errorFromProblemJson, fromServiceError, GRPC_DEADLINE_MS, handlerError, type UnaryMethod } from "./grpc.js";
 import type { Logger } from "./logger.js";
+import { createBatchQueue } from "./batch-queue.js";
 
 /** Largest number of calls one batch carries. */
 export const MAX_CALLS_PER_BATCH = 64;
@@ -97,23 +99,8 @@ export function batchingCaller<Req, Res>(
   single: UnaryMethod<Req, Res>,
   options: BatchingOptions<Req> = {},
 ): (request: Req) => Promise<Res> {
-  const maxCalls = options.maxCalls ?? MAX_CALLS_PER_BATCH;
-  const maxInFlight = options.maxInFlight ?? MAX_BATCHES_IN_FLIGHT;
-  const weightOf = options.weightOf ?? (() => 0);
-  const maxWeight = options.maxWeight ?? MAX_BATCH_WEIGHT;
   const now = options.now ?? Date.now;
-  let pending: Waiting<Req, Res>[] = [];
-  let inFlight = 0;
-  let scheduled = false;
   let unbatchedUntil = 0;
-
-  /** As many waiting calls, in order, as fit in one batch (at least one). */
-  const nextBatchSize = () => {
-    let size = 1;
-    let weight = pending[0].weight;
-    while (size < pending.length && size < maxCalls && weight + pending[size].weight <= maxWeight) weight += pending[size++].weight;
-    return size;
-  };
 
   const alone = (entry: Waiting<Req, Res>) => runInContext(entry.context, () => callUnary(single, entry.request)).then(entry.resolve, entry.reject);
 
@@ -135,12 +122,9 @@ export function batchingCaller<Req, Res>(
     }
   };
 
-  const send = () => {
-    scheduled = false;
-    while (inFlight < maxInFlight && pending.length > 0) {
-      const batch = pending.slice(0, nextBatchSize());
-      pending = pending.slice(batch.length);
-      inFlight += 1;
+  const weightOf = options.weightOf ?? (() => 0);
+  const queue = createBatchQueue<Waiting<Req, Res>>(
+    (batch, done) => {
       const calls = batch.map(({ request, context }) => ({
         request,
         requestId: context.requestId,
@@ -149,29 +133,29 @@ export function batchingCaller<Req, Res>(
       }));
       // The batch's own metadata carries no context: each call carries its own.
       batched({ calls }, new Metadata(), { deadline: Date.now() + GRPC_DEADLINE_MS }, (error, response) => {
-        inFlight -= 1;
         answer(batch, error, response);
-        send();
+        done();
       });
-    }
-  };
+    },
+    {
+      maxItems: options.maxCalls ?? MAX_CALLS_PER_BATCH,
+      maxInFlight: options.maxInFlight ?? MAX_BATCHES_IN_FLIGHT,
+      weightOf: (entry) => weightOf(entry.request),
+      maxWeight: options.maxWeight ?? MAX_BATCH_WEIGHT,
+    },
+  );
 
   return (request) =>
     new Promise<Res>((resolve, reject) => {
-      const entry = { request, context: currentContext() ?? contextFrom(undefined, undefined), weight: weightOf(request), resolve, reject };
+      const entry = { request, context: currentContext() ?? contextFrom(undefined, undefined), resolve, reject };
       if (unbatchedUntil > now()) return void alone(entry);
-      pending.push(entry);
-      if (!scheduled && inFlight < maxInFlight) {
-        scheduled = true;
-        queueMicrotask(send);
-      }
+      queue.add(entry);
     });
 }
 
 interface Waiting<Req, Res> {
   request: Req;
   context: OperationContext;
-  weight: number;
   resolve: (response: Res) => void;
   reject: (error: unknown) => void;
 }

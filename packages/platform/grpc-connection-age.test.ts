@@ -5,7 +5,7 @@
 import { credentials, makeGenericClientConstructor, Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { GRPC_CHANNEL_OPTIONS } from "./grpc.js";
-import { jsonUnaryMethod } from "./grpc-unary-methods.test-support.js";
+import { jsonUnaryMethod } from "./testing/grpc-unary-methods.js";
 
 const definition = { echo: jsonUnaryMethod("/test.Age/Echo") } as unknown as ServiceDefinition;
 const Client = makeGenericClientConstructor(definition, "Age");

@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_NATS_URL } from "./config.js";
 import { installNatsRequestFixes } from "./nats-requests.js";
-import { runModuleScript } from "./module-script.test-support.js";
+import { runModuleScript } from "./testing/module-script.js";
 import { StringKeyMap } from "./string-key-map.js";
 
 const NATS_URL = process.env.NATS_URL ?? DEFAULT_NATS_URL;

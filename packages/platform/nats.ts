@@ -1,5 +1,5 @@
-// NATS JetStream: connection, the streams every service relies on (declared idempotently in
-// code), and publishing with Nats-Msg-Id so a re-publish is deduplicated by the server.
+// NATS JetStream: connection, the streams every service relies on and the mechanism by which a
+// service declares its own (all declared idempotently in code), and publishing with Nats-Msg-Id so a re-publish is deduplicated by the server.
 import { connect, headers, nanos, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import {
   jetstream,
@@ -18,7 +18,8 @@ import type { Logger } from "./logger.js";
 import { endPublishSpan, publishSpan, rememberPublisher } from "./nats-tracing.js";
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, MsgHdrs };
-export { headers };
+/** nanos, RetentionPolicy and DiscardPolicy: for a service's StreamDeclaration. */
+export { headers, nanos, RetentionPolicy, DiscardPolicy };
 
 export const TRANSACTION_ID_NATS_HEADER = "transactionId";
 export const TRACEPARENT_NATS_HEADER = "traceparent";
@@ -27,7 +28,6 @@ export const TENANT_ID_NATS_HEADER = "tenantId";
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const EVENTS_MAX_AGE_MS = 90 * DAY_MS;
 export const INGRESS_MAX_AGE_MS = 7 * DAY_MS;
-export const REVOCATIONS_MAX_AGE_MS = DAY_MS;
 export const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 /** Reconnect attempts come this often, plus up to NATS_RECONNECT_JITTER_MS so a fleet does not retry in step. */
 export const NATS_RECONNECT_WAIT_MS = 500;
@@ -38,78 +38,67 @@ export const NATS_MAX_PINGS_OUT = 3;
 
 /**
  * Names of streams and subjects. `prefix` keeps test runs apart on one server; production
- * uses the canonical names (EVENTS, events.<tenantId>.<kind>, …).
+ * uses the canonical names (EVENTS, events.<tenantId>.<kind>, …). The platform names the streams
+ * every service shares (EVENTS, INGRESS); a stream one service owns is named by that service
+ * through streamName and subject (the dispatcher's DELIVERIES, identity's REVOCATIONS).
  */
 export interface Topology {
   eventsStream: string;
   ingressStream: string;
-  deliveriesStream: string;
-  revocationsStream: string;
   eventSubject(tenantId: string, kind: string): string;
   eventsWildcard: string;
   ingressSubject(tenantId: string, ...tokens: string[]): string;
   ingressWildcard: string;
-  deliveriesSubject(hookId: string): string;
-  deliveriesWildcard: string;
-  /** Subject of token revocations: stored in identity's REVOCATIONS stream (so a publish is retried until stored), received by edges and gateways as a plain subscription. */
-  revocationsSubject: string;
+  /** A stream's name with this installation's prefix: streamName("DELIVERIES"). */
+  streamName(base: string): string;
+  /** A subject with this installation's prefix: subject("deliveries", hookId). */
+  subject(...tokens: string[]): string;
 }
 
 export function createTopology(prefix = ""): Topology {
   const subjectPrefix = prefix ? `${prefix.toLowerCase()}.` : "";
+  const subject = (...tokens: string[]) => `${subjectPrefix}${tokens.join(".")}`;
   return Object.freeze({
     eventsStream: `${prefix}EVENTS`,
     ingressStream: `${prefix}INGRESS`,
-    deliveriesStream: `${prefix}DELIVERIES`,
-    revocationsStream: `${prefix}REVOCATIONS`,
-    eventSubject: (tenantId: string, kind: string) => `${subjectPrefix}events.${tenantId}.${kind}`,
-    eventsWildcard: `${subjectPrefix}events.>`,
-    ingressSubject: (tenantId: string, ...tokens: string[]) => [`${subjectPrefix}ingress`, tenantId, ...tokens].join("."),
-    ingressWildcard: `${subjectPrefix}ingress.>`,
-    deliveriesSubject: (hookId: string) => `${subjectPrefix}deliveries.${hookId}`,
-    deliveriesWildcard: `${subjectPrefix}deliveries.>`,
-    revocationsSubject: `${subjectPrefix}identity.revocations`,
+    eventSubject: (tenantId: string, kind: string) => subject("events", tenantId, kind),
+    eventsWildcard: subject("events", ">"),
+    ingressSubject: (tenantId: string, ...tokens: string[]) => subject("ingress", tenantId, ...tokens),
+    ingressWildcard: subject("ingress", ">"),
+    streamName: (base: string) => `${prefix}${base}`,
+    subject,
   });
 }
 
 /** Copies of each stream's data kept by the NATS cluster (`npm start` runs one server). */
 export const DEFAULT_STREAM_REPLICAS = 1;
 
-export function streamConfigs(topology: Topology, replicas = DEFAULT_STREAM_REPLICAS): (Partial<StreamConfig> & { name: string })[] {
+/** A stream as its owner declares it; storage, replicas and the duplicate window are the platform's. */
+export type StreamSpec = Partial<StreamConfig> & { name: string };
+/** A stream a service owns, declared by that service for a topology (see BusOptions.streams). */
+export type StreamDeclaration = (topology: Topology) => StreamSpec;
+
+/** The streams every service relies on: the events all of them announce, and what devices send. */
+export const SHARED_STREAMS: readonly StreamDeclaration[] = [
+  (topology) => ({
+    name: topology.eventsStream,
+    subjects: [topology.eventsWildcard],
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(EVENTS_MAX_AGE_MS),
+    discard: DiscardPolicy.Old,
+  }),
+  (topology) => ({
+    name: topology.ingressStream,
+    subjects: [topology.ingressWildcard],
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(INGRESS_MAX_AGE_MS),
+  }),
+];
+
+/** The configuration of the shared streams and of `owned` (a service's own), with `replicas` copies each. */
+export function streamConfigs(topology: Topology, replicas = DEFAULT_STREAM_REPLICAS, owned: readonly StreamDeclaration[] = []): StreamSpec[] {
   const common = { storage: StorageType.File, num_replicas: replicas, duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
-  return [
-    {
-      ...common,
-      name: topology.eventsStream,
-      subjects: [topology.eventsWildcard],
-      retention: RetentionPolicy.Limits,
-      max_age: nanos(EVENTS_MAX_AGE_MS),
-      discard: DiscardPolicy.Old,
-    },
-    {
-      ...common,
-      name: topology.ingressStream,
-      subjects: [topology.ingressWildcard],
-      retention: RetentionPolicy.Limits,
-      max_age: nanos(INGRESS_MAX_AGE_MS),
-    },
-    {
-      ...common,
-      name: topology.deliveriesStream,
-      subjects: [topology.deliveriesWildcard],
-      retention: RetentionPolicy.Workqueue,
-    },
-    {
-      // Only has to accept each revocation (so identity's outbox relay retries until stored);
-      // edges and gateways hear it on a plain subscription and nobody replays it.
-      ...common,
-      name: topology.revocationsStream,
-      subjects: [topology.revocationsSubject],
-      retention: RetentionPolicy.Limits,
-      max_age: nanos(REVOCATIONS_MAX_AGE_MS),
-      discard: DiscardPolicy.Old,
-    },
-  ];
+  return [...SHARED_STREAMS, ...owned].map((declare) => ({ ...common, ...declare(topology) }));
 }
 
 export interface Bus {
@@ -117,6 +106,8 @@ export interface Bus {
   js: JetStreamClient;
   jsm: JetStreamManager;
   topology: Topology;
+  /** The streams this process owns besides the shared ones; ensureStreams creates them too. */
+  streams: readonly StreamDeclaration[];
   close(): Promise<void>;
 }
 
@@ -125,6 +116,8 @@ export interface BusOptions {
   name: string;
   topology: Topology;
   logger: Logger;
+  /** Streams the service owns besides the shared ones (created and kept by ensureStreams). */
+  streams?: readonly StreamDeclaration[];
   /** Credentials of a NATS user (deploy/ runs NATS with accounts); absent for an open server. */
   user?: string;
   pass?: string;
@@ -159,6 +152,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     js,
     jsm,
     topology: options.topology,
+    streams: options.streams ?? [],
     close: async () => {
       if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
     },
@@ -201,11 +195,11 @@ export function planStreamUpdate(existing: StreamConfig, wanted: Partial<StreamC
 }
 
 /**
- * Creates each stream with `replicas` copies, or raises an existing one to what Waybill needs
+ * Creates each stream (the shared ones and those the bus's service owns) with `replicas` copies, or raises an existing one to what Waybill needs
  * (see planStreamUpdate); replicas are never lowered.
  */
 export async function ensureStreams(bus: Bus, logger: Logger, replicas = DEFAULT_STREAM_REPLICAS): Promise<void> {
-  for (const config of streamConfigs(bus.topology, replicas)) {
+  for (const config of streamConfigs(bus.topology, replicas, bus.streams)) {
     const name = config.name;
     let existing: StreamConfig;
     try {

@@ -1,12 +1,13 @@
-// Hands the outbox relay of this process what a transaction wrote to the outbox, once it has
-// committed (no NOTIFY: a notifying transaction holds a global lock through its commit flush).
-// Rows the writer still holds in memory are published from there at once; a commit whose rows
-// are only in the table (derived in SQL) wakes the relay to read them.
-import type { EventEmitter } from "node:events";
+// Hands the outbox relay of this process what was written to the outbox, once it has committed
+// (no NOTIFY: a notifying transaction holds a global lock through its commit flush). The writer
+// of outbox rows registers this itself (outboxRowsWritten, called by the outbox's own writers),
+// so a caller cannot forget it: a statement on the pool has committed when it returns; in a
+// transaction of withTransaction the hand-over waits for its COMMIT (transactions.ts).
+// Rows the writer holds in memory are published from there at once; a commit whose rows are only
+// in the table (derived in SQL) wakes the relay to read them.
 import pg from "pg";
 import type { Pool, Queryable } from "./db.js";
-
-const OUTBOX_COMMITTED_EVENT = "waybill:outbox-committed";
+import { openTransaction, type OpenTransaction } from "./transactions.js";
 
 /** An outbox row as its writer built it: what the relay publishes. */
 export interface OutboxRow {
@@ -16,50 +17,47 @@ export interface OutboxRow {
   headers: Record<string, string>;
 }
 
-/** The rows written by a transaction, or "in-table" when some exist only in the table. */
-export type OutboxWritten = OutboxRow[] | "in-table";
+/** The rows a commit wrote, or "in-table" when some exist only in the table. */
+type OutboxWritten = OutboxRow[] | "in-table";
 
-/** What the open transaction on each connection wrote to the outbox (see markOutboxWritten). */
-const written = new WeakMap<object, OutboxWritten>();
+type CommitListener = (rows: readonly OutboxRow[] | undefined) => void;
 
-/**
- * Notes that the transaction open on `db` wrote outbox rows (`rows`, or rows the caller does not
- * hold when absent), so that its commit hands them to the relay. Only such commits wake it:
- * waking it on every commit made it drain, empty, after each read or record of a busy service.
- * A statement on the pool itself commits alone: its caller calls notifyOutboxCommitted instead.
- */
-export function markOutboxWritten(db: Queryable, rows?: readonly OutboxRow[]): void {
-  if (isPool(db)) return;
-  const before = written.get(db);
-  if (before === "in-table" || !rows) written.set(db, "in-table");
-  else written.set(db, [...(before ?? []), ...rows]);
-}
+/** The relays of this process, by the pool whose commits they publish. */
+const listeners = new WeakMap<Pool, Set<CommitListener>>();
+
+/** What each open transaction wrote to the outbox so far, handed over in one piece at its commit. */
+const pending = new WeakMap<OpenTransaction, OutboxWritten>();
 
 /**
- * Tells the relay that outbox rows committed: `rows` when the caller holds them, nothing when
- * they are only in the table (a single-statement write, another process's rows).
+ * Notes that `db` wrote outbox rows (`rows`, or rows the caller does not hold when absent), so
+ * that their commit hands them to the relay: at once for a statement on the pool (it committed
+ * alone), at COMMIT for a transaction of withTransaction, never when it rolls back. Only such
+ * commits wake the relay: waking it on every commit made it drain, empty, after each read or
+ * record of a busy service. Any other connection (checked out by hand, where a COMMIT can come
+ * from anywhere) is refused: its rows would wait for the relay's poll.
  */
-export function notifyOutboxCommitted(pool: Pool, rows?: readonly OutboxRow[]): void {
-  (pool as unknown as EventEmitter).emit(OUTBOX_COMMITTED_EVENT, rows);
+export function outboxRowsWritten(db: Queryable, rows?: readonly OutboxRow[]): void {
+  if (db instanceof pg.Pool) {
+    announce(db, rows ? [...rows] : "in-table");
+    return;
+  }
+  const transaction = openTransaction(db);
+  if (!transaction) throw new Error("outbox rows are written on the pool or in withTransaction, whose commit wakes the outbox relay");
+  const before = pending.get(transaction);
+  if (before === undefined) transaction.afterCommit(() => announce(transaction.pool, pending.get(transaction) ?? "in-table"));
+  // One hand-over per commit, in the order written: a row only in the table makes the relay read
+  // the whole commit from there, so that none of its rows overtakes another.
+  pending.set(transaction, before === "in-table" || !rows ? "in-table" : [...(before ?? []), ...rows]);
 }
 
 /** Calls `listener` after every commit on `pool` that wrote outbox rows; returns the unsubscribe. */
-export function onOutboxCommitted(pool: Pool, listener: (rows: readonly OutboxRow[] | undefined) => void): () => void {
-  const emitter = pool as unknown as EventEmitter;
-  emitter.on(OUTBOX_COMMITTED_EVENT, listener);
-  return () => emitter.off(OUTBOX_COMMITTED_EVENT, listener);
+export function onOutboxCommitted(pool: Pool, listener: CommitListener): () => void {
+  const set = listeners.get(pool) ?? new Set<CommitListener>();
+  listeners.set(pool, set);
+  set.add(listener);
+  return () => set.delete(listener);
 }
 
-/** What the transaction open on `db` wrote to the outbox, if anything. */
-export function outboxWritten(db: Queryable): OutboxWritten | undefined {
-  return written.get(db);
-}
-
-/** Forgets the mark when the transaction on `db` ended (its connection goes back to the pool). */
-export function clearOutboxWritten(db: Queryable): void {
-  written.delete(db);
-}
-
-function isPool(db: Queryable): boolean {
-  return db instanceof pg.Pool;
+function announce(pool: Pool, written: OutboxWritten): void {
+  for (const listener of listeners.get(pool) ?? []) listener(written === "in-table" ? undefined : written);
 }

@@ -3,8 +3,8 @@
 // (JetStream and the dispatcher's event log keep the history; a kept row would only grow the
 // table and cost an index update per event). A crash between publish and delete re-publishes
 // the same id, which JetStream deduplicates.
-// Rows committed by this process are handed to the relay in memory (outbox-signal.ts) and
-// published at once, then deleted in batches: no read of the table, and an event is on NATS a
+// Rows committed by this process are handed to the relay in memory (outbox-signal.ts: writing
+// them registers the hand-over on their commit, so no caller has to) and published at once, then deleted in batches: no read of the table, and an event is on NATS a
 // round trip after its commit. The table is read only for what memory does not hold: rows of
 // another process, of a publish that failed, of a crash. Nothing else wakes the relay but its
 // poll (no NOTIFY: a notifying transaction holds a global lock through its commit flush).
@@ -13,7 +13,7 @@ import type { Logger } from "./logger.js";
 import { outboxTraceparent } from "./nats-tracing.js";
 import { TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus } from "./nats.js";
 import { createCommittedPublisher, publishRows } from "./outbox-publisher.js";
-import { markOutboxWritten, onOutboxCommitted, type OutboxRow } from "./outbox-signal.js";
+import { onOutboxCommitted, outboxRowsWritten, type OutboxRow } from "./outbox-signal.js";
 import { isoTimestampSql, type Pool, type PoolClient, type Queryable } from "./db.js";
 
 export const OUTBOX_BATCH_SIZE = 200;
@@ -54,8 +54,8 @@ export function outboxInsertSql(param: string, options: OutboxInsertOptions = {}
 /**
  * The INSERT of outbox rows produced by `select` (columns id, tenant_id, kind, subject, event,
  * headers, timed, in that order), for a statement that derives them from other rows. It returns
- * each row's id and time (see applyOutboxTimes). The caller calls markOutboxWritten when it
- * wrote any.
+ * each row's id and time (see applyOutboxTimes). The function that runs it calls
+ * outboxRowsWritten with the rows it wrote, which wakes the relay on their commit.
  *
  * A timed row's event gets its `time` from the database as the row is written: later than the
  * transaction's now(), which stamps the rows the event announces (created_at, updated_at), and
@@ -143,14 +143,16 @@ export function outboxRecordRows(records: readonly OutboxRecord[]) {
   }));
 }
 
+export { outboxRowsWritten };
+
 /**
- * Inserts outbox rows in the caller's transaction and hands them to this process's relay after
- * its commit.
+ * Inserts outbox rows on the pool or in the caller's transaction (withTransaction) and hands them
+ * to this process's relay once they have committed.
  */
 export async function insertOutboxRows(db: Queryable, records: readonly OutboxRecord[], options: OutboxInsertOptions = {}): Promise<void> {
   const { rows } = await db.query<{ id: string; time: string | null }>(outboxInsertSql("$1", options), [outboxRecordsJson(records)]);
   applyOutboxTimes(records, rows);
-  markOutboxWritten(db, records);
+  outboxRowsWritten(db, records);
 }
 
 export interface OutboxRelay {

@@ -8,7 +8,7 @@ import { startHousekeeping } from "./housekeeping.js";
 import { createLogger, logDestination, type Logger } from "./logger.js";
 import { createConsumerHealth, type ConsumerHealth } from "./consumer-health.js";
 import { createDeadLetters, type DeadLetters } from "./dead-letters.js";
-import { connectBus, createTopology, ensureStreams, type Bus } from "./nats.js";
+import { connectBus, createTopology, ensureStreams, type Bus, type StreamDeclaration } from "./nats.js";
 import { createOps, startOpsServer, type Ops, type ReadinessCheck } from "./ops.js";
 import { startTracing, type TracingConfig } from "./tracing.js";
 import { claimStreams } from "./stream-claims.js";
@@ -68,6 +68,8 @@ export interface RuntimeOptions extends ServiceSchema {
   opsPort?: number;
   extraChecks?: Record<string, ReadinessCheck>;
   logger?: Logger;
+  /** The streams this service owns besides the shared EVENTS and INGRESS; created at start. */
+  streams?: readonly StreamDeclaration[];
 }
 
 /** How often a service that does not migrate at start looks whether the migrate command ran. */
@@ -136,6 +138,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime & {
       pass: config.NATS_PASSWORD,
       name: `waybill-${service}`,
       topology: createTopology(config.STREAM_PREFIX),
+      streams: options.streams,
       logger,
     });
     bus = connected;

@@ -101,7 +101,7 @@ async function openClaims(bus: Pick<Bus, "js">, replicas: number): Promise<KV> {
 }
 
 function claimedMessage(prefix: string, bus: Bus, claim: StreamClaim, installationId: string): string {
-  const streams = streamConfigs(bus.topology).map((stream) => stream.name);
+  const streams = streamConfigs(bus.topology, 1, bus.streams).map((stream) => stream.name);
   return [
     `the NATS streams of stream prefix ${prefix ? `"${prefix}"` : "none (STREAM_PREFIX is unset)"} (${streams.join(", ")}) belong to another Waybill installation,`,
     `${claim.installationId} (claimed ${claim.claimedAt} by its ${claim.claimedBy}); this installation is ${installationId} (the id kept in its database).`,

@@ -1,11 +1,15 @@
 import { z } from "zod";
-import { baseConfigShape, booleanFlag, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { baseConfigShape, booleanFlag, loadConfig, port } from "@waybill/platform/config.js";
 import { parseDuration } from "@waybill/platform/duration.js";
 import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
 import { DEFAULT_RETENTION_EVENTS_MS, DEFAULT_RETENTION_EXECUTIONS_MS, DEFAULT_RETENTION_TEST_EVENTS_MS } from "./retention.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
 import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { MAX_WEBHOOK_TIMEOUT_MS } from "@waybill/contracts/limits/hooks.js";
+
+/** Ports of this service when it runs in its own container (each service has its own pair; see docs/configuration.md). */
+export const DEFAULT_GRPC_PORT = 50054;
+export const DEFAULT_OPS_PORT = 9104;
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 /** The edge waits this long (plus a margin) for a synchronous test delivery. */
@@ -37,8 +41,8 @@ export const DEFAULT_WEBHOOK_SECRET_RESEAL_INTERVAL_MS = 60_000;
 export const dispatcherConfigSchema = z
   .object({
     ...baseConfigShape,
-    GRPC_PORT: port.default(DEFAULT_PORTS.dispatcher.grpc),
-    OPS_PORT: port.default(DEFAULT_PORTS.dispatcher.ops),
+    GRPC_PORT: port.default(DEFAULT_GRPC_PORT),
+    OPS_PORT: port.default(DEFAULT_OPS_PORT),
     NODE_ENV: z.string().optional(),
     /** AES-256-GCM key sealing hook secrets at rest (base64 of 32 bytes); required in production. */
     WEBHOOK_SECRET_KEY: sealingKeySetting.optional(),

@@ -21,6 +21,7 @@ import type { ConsumerHealth } from "@waybill/platform/consumer-health.js";
 import { startDurableConsume } from "@waybill/platform/durable-consume.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
+import { deliveriesStreamName } from "./deliveries-stream.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { DEFAULT_MAX_HELD, type DeliveryScheduler, type Settlement } from "./delivery-scheduler.js";
 
@@ -62,7 +63,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
   let admitting = false; // the scheduler takes from this consumer (a disruption during the start has nothing to release)
   const consume = await startDurableConsume({
     bus,
-    stream: bus.topology.deliveriesStream,
+    stream: deliveriesStreamName(bus.topology),
     logger,
     maxMessages: DELIVERIES_PULL_BATCH,
     config: {

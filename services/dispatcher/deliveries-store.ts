@@ -3,6 +3,7 @@
 // storing the same delivery twice (a redelivered event, a repeated finish) stores it once.
 import { TRACEPARENT_HEADER } from "@waybill/platform/context.js";
 import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
+import { deliveriesSubject } from "./deliveries-stream.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 
 export type StoreDelivery = (delivery: DeliveryMessage, trace: { transactionId?: string; traceparent?: string }) => Promise<void>;
@@ -13,6 +14,6 @@ export function createDeliveryStore(bus: Bus): StoreDelivery {
     h.set(TRANSACTION_ID_NATS_HEADER, trace.transactionId || delivery.eventId);
     h.set(TENANT_ID_NATS_HEADER, delivery.tenantId);
     if (trace.traceparent) h.set(TRACEPARENT_HEADER, trace.traceparent);
-    await publishDurable(bus, bus.topology.deliveriesSubject(delivery.hookId), JSON.stringify(delivery), { msgId: delivery.deliveryId, headers: h });
+    await publishDurable(bus, deliveriesSubject(bus.topology, delivery.hookId), JSON.stringify(delivery), { msgId: delivery.deliveryId, headers: h });
   };
 }

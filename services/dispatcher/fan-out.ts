@@ -8,6 +8,7 @@ import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { entityOf } from "@waybill/contracts/events/entity.js";
+import { deliveriesSubject } from "./deliveries-stream.js";
 import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 
 export interface IncomingEvent {
@@ -101,7 +102,7 @@ export async function queueDeliveries(db: Queryable, topology: Topology, deliver
       id: delivery.deliveryId,
       tenantId: delivery.tenantId,
       kind: delivery.eventKind,
-      subject: topology.deliveriesSubject(delivery.hookId),
+      subject: deliveriesSubject(topology, delivery.hookId),
       body: delivery,
       transactionId,
     })),

@@ -16,6 +16,7 @@ import { PoisonMessage } from "@waybill/platform/dead-letters.js";
 import { startRetention } from "./retention.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
+import { DELIVERIES_STREAM } from "./deliveries-stream.js";
 import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
@@ -49,7 +50,7 @@ export interface DispatcherHandle extends ServiceHandle {
 }
 
 export async function startDispatcher(config: DispatcherConfig): Promise<DispatcherHandle> {
-  const runtime = await startRuntime({ ...DISPATCHER_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...DISPATCHER_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT, streams: [DELIVERIES_STREAM] });
   try {
     const { pool, bus, logger, ops } = runtime;
     const registers = [ops.registry];

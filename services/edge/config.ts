@@ -1,10 +1,13 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { baseConfigShape, loadConfig, port } from "@waybill/platform/config.js";
 import { parseTrustedProxies } from "./client-address.js";
 import { RATE_LIMIT_BUCKET_TTL_MS } from "./rate-limit-store.js";
 import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "@waybill/contracts/identity-client/token-resolver.js";
+
+/** The ops port of this service when it runs in its own container (each service has its own; see docs/configuration.md). */
+export const DEFAULT_OPS_PORT = 9100;
 
 export const DEFAULT_HTTP_PORT = 8080;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -31,7 +34,7 @@ export const edgeConfigSchema = z.object({
   /** Test runs only: record every /v1 answer to this JSONL file for the contract check (test/support/contract-check.ts). */
   ANSWER_LOG_FILE: z.string().min(1).optional(),
   /** /healthz, /readyz and /metrics for probes and scrapers; the public port keeps only /healthz and /readyz. */
-  OPS_PORT: port.default(DEFAULT_PORTS.edge.ops),
+  OPS_PORT: port.default(DEFAULT_OPS_PORT),
   IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
   ORDERS_GRPC_URL: z.string().default("127.0.0.1:50052"),
   INVENTORY_GRPC_URL: z.string().default("127.0.0.1:50053"),

@@ -1,9 +1,13 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { baseConfigShape, loadConfig, port } from "@waybill/platform/config.js";
 import { parseDuration } from "@waybill/platform/duration.js";
 import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { DEFAULT_BOOTSTRAP_CREDENTIALS_FILE } from "./bootstrap-credentials.js";
 import { LAST_USED_FLUSH_INTERVAL_MS } from "./token-verifier.js";
+
+/** Ports of this service when it runs in its own container (each service has its own pair; see docs/configuration.md). */
+export const DEFAULT_GRPC_PORT = 50051;
+export const DEFAULT_OPS_PORT = 9101;
 
 export const DEFAULT_BOOTSTRAP_ADMIN_EMAIL = "admin@waybill.local";
 export const DEFAULT_SESSION_TTL_SECONDS = 15 * 60;
@@ -24,8 +28,8 @@ const duration = z.string().transform((value, ctx) => {
 export const identityConfigSchema = z
   .object({
     ...baseConfigShape,
-    GRPC_PORT: port.default(DEFAULT_PORTS.identity.grpc),
-    OPS_PORT: port.default(DEFAULT_PORTS.identity.ops),
+    GRPC_PORT: port.default(DEFAULT_GRPC_PORT),
+    OPS_PORT: port.default(DEFAULT_OPS_PORT),
     BOOTSTRAP_API_TOKEN: z
       .string()
       .regex(/^api-[A-Za-z0-9_-]{16,256}$/, "must have the form api-<secret> (at least 16 characters of [A-Za-z0-9_-])")

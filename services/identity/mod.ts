@@ -4,3 +4,5 @@ export { bootstrapCredentialsText, hasGeneratedSecrets, writeCredentialsFile } f
 export const IDENTITY_SECRET_KEY_FILE = "identity-secret-key";
 export { loadIdentityConfig, type IdentityConfig } from "./config.js";
 export { IDENTITY_SERVICE_SCHEMA, startIdentity, type IdentityHandle } from "./service.js";
+/** The stream identity owns (the launcher lists it at start). */
+export { REVOCATIONS_STREAM } from "@waybill/contracts/identity/revocations.js";

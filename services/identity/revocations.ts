@@ -10,6 +10,7 @@ import { newId } from "@waybill/platform/ids.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
 import type { Revocation } from "@waybill/contracts/identity-client/revocation-watch.js";
+import { revocationsSubject } from "@waybill/contracts/identity/revocations.js";
 
 /** Kind of the outbox rows that carry revocations (not a catalog event: never in EVENTS). */
 const REVOCATION_OUTBOX_KIND = "identity.token_revoked";
@@ -21,7 +22,7 @@ export async function recordRevocation(db: Queryable, topology: Topology, revoca
       id: newId("evt"),
       tenantId: revocation.tenantId,
       kind: REVOCATION_OUTBOX_KIND,
-      subject: topology.revocationsSubject,
+      subject: revocationsSubject(topology),
       body: { tenantId: revocation.tenantId, tokenId: revocation.tokenId },
       transactionId: currentTransactionId(),
     },

@@ -17,6 +17,7 @@ import { createOutboxRelay } from "@waybill/platform/outbox.js";
 import { pageLimit } from "@waybill/platform/pagination.js";
 import type { ServiceHandle } from "@waybill/platform/run-main.js";
 import { type ServiceSchema, startRuntime } from "@waybill/platform/runtime.js";
+import { REVOCATIONS_STREAM } from "@waybill/contracts/identity/revocations.js";
 import { createSealedBox, generateSealingKey, parseSealingKey } from "@waybill/platform/sealed-box.js";
 import { createTokenVerifier } from "./token-verifier.js";
 import { bootstrapIdentity, type BootstrapResult } from "./bootstrap.js";
@@ -56,7 +57,7 @@ export interface IdentityDeps {
 }
 
 export async function startIdentity(config: IdentityConfig, deps: IdentityDeps = {}): Promise<IdentityHandle> {
-  const runtime = await startRuntime({ ...IDENTITY_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT });
+  const runtime = await startRuntime({ ...IDENTITY_SERVICE_SCHEMA, config, opsPort: config.OPS_PORT, streams: [REVOCATIONS_STREAM] });
   try {
     const { pool, bus, logger } = runtime;
     const bootstrap = await bootstrapIdentity(pool, {

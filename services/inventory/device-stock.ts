@@ -2,7 +2,7 @@
 // adjustment with reason "device <deviceId>" and its events (inventory.adjusted, low, depleted).
 import type { RunningConsumer } from "@waybill/platform/consumer.js";
 import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
-import { inventoryReadingSchema, issuesOf } from "@waybill/platform/device-messages.js";
+import { inventoryReadingSchema, issuesOf } from "@waybill/contracts/devices/messages.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
 import { adjustStock } from "./adjustments.js";

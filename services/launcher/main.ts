@@ -2,7 +2,7 @@
 // NATS at DATABASE_URL / NATS_URL, or starts private ones when nothing answers there.
 import path from "node:path";
 import { z } from "zod";
-import { loadDispatcherConfig, startDispatcher, WEBHOOK_SECRET_KEY_FILE } from "@waybill/dispatcher";
+import { DELIVERIES_STREAM, loadDispatcherConfig, startDispatcher, WEBHOOK_SECRET_KEY_FILE } from "@waybill/dispatcher";
 import { DEFAULT_HTTP_PORT, loadEdgeConfig, startEdge } from "@waybill/edge";
 import {
   loadIdentityConfig,
@@ -11,6 +11,7 @@ import {
   hasGeneratedSecrets,
   writeCredentialsFile,
   IDENTITY_SECRET_KEY_FILE,
+  REVOCATIONS_STREAM,
 } from "@waybill/identity";
 import { loadInventoryConfig, startInventory } from "@waybill/inventory";
 import { DEFAULT_MQTT_PORT, loadMqttGatewayConfig, startMqttGateway } from "@waybill/mqtt-gateway";
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
       natsUrl,
       natsUser: settings.NATS_USER,
       streamPrefix: settings.STREAM_PREFIX,
-      streams: streamConfigs(createTopology(settings.STREAM_PREFIX)).map((stream) => stream.name),
+      streams: streamConfigs(createTopology(settings.STREAM_PREFIX), 1, [DELIVERIES_STREAM, REVOCATIONS_STREAM]).map((stream) => stream.name),
       allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       installationId: await installationOf(databaseUrl),
       opsPorts: {

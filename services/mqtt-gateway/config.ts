@@ -1,7 +1,11 @@
 import { z } from "zod";
-import { baseConfigShape, DEFAULT_PORTS, loadConfig, port } from "@waybill/platform/config.js";
+import { baseConfigShape, loadConfig, port } from "@waybill/platform/config.js";
 import { DEFAULT_TLS_RELOAD_INTERVAL_MS } from "./tls-reload.js";
 import { DEFAULT_AUTH_CACHE_MAX, DEFAULT_AUTH_CACHE_TTL_MS } from "@waybill/contracts/identity-client/token-resolver.js";
+
+/** Ports of this service when it runs in its own container (each service has its own pair; see docs/configuration.md). */
+export const DEFAULT_GRPC_PORT = 50055;
+export const DEFAULT_OPS_PORT = 9105;
 
 export const DEFAULT_MQTT_PORT = 1883;
 export const DEFAULT_PRESENCE_HEARTBEAT_MS = 10_000;
@@ -10,9 +14,9 @@ export const mqttGatewayConfigSchema = z
   .object({
     ...baseConfigShape,
     MQTT_PORT: port.default(DEFAULT_MQTT_PORT),
-    OPS_PORT: port.default(DEFAULT_PORTS.mqttGateway.ops),
+    OPS_PORT: port.default(DEFAULT_OPS_PORT),
     /** MqttGatewayService: the device list and HTTP readings, called by the edge. */
-    GRPC_PORT: port.default(DEFAULT_PORTS.mqttGateway.grpc),
+    GRPC_PORT: port.default(DEFAULT_GRPC_PORT),
     IDENTITY_GRPC_URL: z.string().default("127.0.0.1:50051"),
     /** PEM files; when both are set the broker speaks MQTT over TLS. */
     MQTT_TLS_CERT_FILE: z.string().optional(),

@@ -1,7 +1,7 @@
 // What the gateway stores in INGRESS for each device message: who sent it, where, and the
 // payload. The gateway refuses (acknowledges but never stores) a payload that is not valid for
 // its channel, so consumers only see messages they can read.
-import { inventoryReadingSchema, issuesOf, shipmentScanSchema, telemetrySchema, type DeviceChannel } from "@waybill/platform/device-messages.js";
+import { inventoryReadingSchema, issuesOf, shipmentScanSchema, telemetrySchema, type DeviceChannel } from "@waybill/contracts/devices/messages.js";
 
 export interface IngressMessage {
   tenantId: string;

@@ -8,7 +8,7 @@
 import type { RunningConsumer } from "@waybill/platform/consumer.js";
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
-import { issuesOf, telemetrySchema } from "@waybill/platform/device-messages.js";
+import { issuesOf, telemetrySchema } from "@waybill/contracts/devices/messages.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
 import { publishDerivedEvent } from "@waybill/contracts/events/derived-events.js";

@@ -1,6 +1,6 @@
 // Device topic rules (API.md, "Devices over MQTT"): a device publishes only under
 // devices/<its id>/… and subscribes only to devices/<its id>/commands/#.
-import { DEVICE_CHANNELS, type DeviceChannel } from "@waybill/platform/device-messages.js";
+import { DEVICE_CHANNELS, type DeviceChannel } from "@waybill/contracts/devices/messages.js";
 
 export { DEVICE_ID_PATTERN } from "@waybill/contracts/limits/devices.js";
 const LEVEL_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

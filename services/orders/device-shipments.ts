@@ -4,7 +4,7 @@
 // which is refused (409) and dropped, so it changes nothing twice.
 import type { RunningConsumer } from "@waybill/platform/consumer.js";
 import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
-import { issuesOf, shipmentScanSchema } from "@waybill/platform/device-messages.js";
+import { issuesOf, shipmentScanSchema } from "@waybill/contracts/devices/messages.js";
 import type { Bus } from "@waybill/platform/nats.js";
 import type { OrdersDeps } from "./deps.js";
 import { applyShipmentStatus } from "./shipments.js";

@@ -1,11 +1,12 @@
 // Writing new orders: each order with its lines and its outbox rows, several orders in one
 // statement. One statement is atomic without BEGIN/COMMIT, so orders that arrive while the
 // database is busy share one round trip and one commit (group commit, see batcher.ts) instead of
-// paying for their own; under light load an order goes out alone at once.
+// paying for their own; under light load an order goes out alone at once. It is the only way
+// orders are written: a request with an Idempotency-Key runs it as a batch of one in its own
+// transaction (why: orders.ts, createOrder).
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { isoTimestampSql, type Pool, type Queryable } from "@waybill/platform/db.js";
-import { notifyOutboxCommitted } from "@waybill/platform/outbox-signal.js";
-import { applyOutboxTimes, outboxInsertFromSql, outboxRecordRows, type OutboxRecord } from "@waybill/platform/outbox.js";
+import { applyOutboxTimes, outboxInsertFromSql, outboxRecordRows, outboxRowsWritten, type OutboxRecord } from "@waybill/platform/outbox.js";
 import { preparedStatement } from "@waybill/platform/prepared.js";
 import { listingHeadSql } from "./order-listing.js";
 
@@ -65,8 +66,8 @@ const INSERT_ORDERS = preparedStatement(
 );
 
 /**
- * Stores orders in one statement on `db` (the pool, or a transaction's connection whose commit
- * the caller handles); one outcome per order, in order.
+ * Stores orders in one statement on `db` (the pool, or a connection in withTransaction); one
+ * outcome per order, in order. The stored orders' events go to the outbox relay on their commit.
  */
 export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]): Promise<OrderInsertOutcome[]> {
   const input = orders.map((o) => ({
@@ -90,7 +91,7 @@ export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]
     event_times: { id: string; time: string | null }[] | null;
   }>(INSERT_ORDERS([JSON.stringify(input)]));
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return orders.map((order) => {
+  const outcomes = orders.map((order): OrderInsertOutcome => {
     const row = byId.get(order.id);
     if (!row) throw new Error(`the insert of orders answered nothing for ${order.id}`);
     if (!row.customer_found) return "unknown_customer";
@@ -98,6 +99,9 @@ export async function insertOrders(db: Queryable, orders: readonly OrderInsert[]
     applyOutboxTimes(order.records, row.event_times ?? []);
     return { createdAt: row.created_at, updatedAt: row.updated_at };
   });
+  const written = orders.flatMap((order, i) => (typeof outcomes[i] === "object" ? order.records : []));
+  if (written.length > 0) outboxRowsWritten(db, written);
+  return outcomes;
 }
 
 export interface OrderWriter {
@@ -106,14 +110,6 @@ export interface OrderWriter {
 }
 
 export function createOrderWriter(pool: Pool): OrderWriter {
-  const insert = createBatcher<OrderInsert, OrderInsertOutcome>(
-    async (orders) => {
-      const outcomes = await insertOrders(pool, orders);
-      const committed = orders.flatMap((order, i) => (typeof outcomes[i] === "object" ? order.records : []));
-      if (committed.length > 0) notifyOutboxCommitted(pool, committed);
-      return outcomes;
-    },
-    { maxBatch: ORDER_INSERT_MAX_BATCH },
-  );
+  const insert = createBatcher<OrderInsert, OrderInsertOutcome>((orders) => insertOrders(pool, orders), { maxBatch: ORDER_INSERT_MAX_BATCH });
   return { insert };
 }

@@ -1,7 +1,6 @@
 // Orders: creation, reads and field updates, each change with its event in one transaction,
 // scoped to one tenant. Status moves live in order-transitions.ts.
 import { isoTimestampSql, type Queryable } from "@waybill/platform/db.js";
-import { markOutboxWritten } from "@waybill/platform/outbox-signal.js";
 import { withTransaction } from "@waybill/platform/transactions.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { AppError, FieldError } from "@waybill/platform/errors.js";
@@ -165,9 +164,15 @@ export async function createOrder(
   const { records } = outboxRecords(deps.topology, [{ tenantId, kind: "order.created", payload: orderSnapshot(order) }]);
   const row: OrderInsert = { id, tenantId, shortId: input.shortId, customerId: input.customerId, dueDate, currency: input.currency, total, items, records };
 
+  // Every order is written by the one statement of order-insert.ts (insertOrders). Without an
+  // Idempotency-Key it goes in the group commit: one statement on the pool, shared with the orders
+  // that arrive at the same time, committed when it resolves. With a key it is a batch of one in a
+  // transaction of its own, because the key's advisory lock, the look-up of an earlier answer and
+  // the stored answer must commit or roll back with this order alone: in a shared autocommit
+  // statement, a replay or a key in flight (409) would have to be decided inside SQL for each
+  // order, and one order's key could not be stored with the answer that statement produces.
   if (!idempotency) {
     await checkProducts();
-    // Committed, with orders that came at the same time, when it resolves (order-insert.ts).
     return { value: created(await deps.orderWriter.insert(row)), replayed: false };
   }
   return withTransaction(deps.pool, (client) =>
@@ -175,9 +180,7 @@ export async function createOrder(
       // Inside, so a replay answers as the first request did even if a product went since.
       await checkProducts();
       const [outcome] = await insertOrders(client, [row]);
-      const order = created(outcome);
-      markOutboxWritten(client, records);
-      return order;
+      return created(outcome);
     }),
   );
 }

@@ -8,7 +8,7 @@ import pg from "pg";
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from "@waybill/platform/config.js";
 import { quoteIdent } from "@waybill/platform/db.js";
 import { createTopology, type Topology } from "@waybill/platform/nats.js";
-import { releaseStreamClaim } from "@waybill/platform/stream-claims.js";
+import { releaseStreamClaim } from "../../packages/platform/stream-claims.js";
 
 export interface TestEnvironment {
   databaseUrl: string;

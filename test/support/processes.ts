@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import path from "node:path";
-import { NODE_FLAGS } from "@waybill/platform/node-flags.js";
+import { NODE_FLAGS } from "../../packages/platform/node-flags.js";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 // tsx loaded into node itself rather than through the tsx CLI: the CLI relays signals to its

@@ -3,6 +3,7 @@
 // subscribers). A subscriber that was disconnected may have missed messages, so it is told of
 // the gap on reconnect and clears its whole cache; cached answers expire anyway.
 import type { Bus } from "@waybill/platform/nats.js";
+import { revocationsSubject as revocationsSubjectOf } from "../identity/revocations.js";
 
 export interface Revocation {
   tenantId: string;
@@ -11,7 +12,7 @@ export interface Revocation {
 }
 
 export function revocationsSubject(bus: Bus): string {
-  return bus.topology.revocationsSubject;
+  return revocationsSubjectOf(bus.topology);
 }
 
 /** Calls `onRevoked` for each revocation, and `onGap` when messages may have been missed. */

@@ -1,7 +1,7 @@
 // Devices: the device list and device messages over HTTP, request and response schemas. The
-// payloads are the ones MQTT devices publish (platform/device-messages.ts).
+// payloads are the ones MQTT devices publish (@waybill/contracts/devices/messages.ts).
 import { z } from "zod";
-import { inventoryReadingSchema, shipmentScanSchema, telemetrySchema } from "@waybill/platform/device-messages.js";
+import { inventoryReadingSchema, shipmentScanSchema, telemetrySchema } from "@waybill/contracts/devices/messages.js";
 import { pageQuery, resourceId, timestamp } from "./common.js";
 
 export const devicesQuery = pageQuery;

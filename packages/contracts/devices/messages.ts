@@ -1,6 +1,9 @@
-// Device messages (API.md, "Devices over MQTT"): the payload of each channel and the envelope
-// the gateway stores in INGRESS. One definition for the gateway, the edge and the consumers.
+// Device messages (API.md, "Devices over MQTT"): the payload of each channel. One definition for
+// the gateway, the edge and the consumers. The envelope the gateway stores them in on INGRESS is
+// the platform's (ingress-envelope.ts), as is reading them from there (device-consumer.ts).
 import { z } from "zod";
+
+export { issuesOf } from "@waybill/platform/ingress-envelope.js";
 
 const text = (max: number) => z.string().min(1).max(max);
 const instant = z.string().datetime({ offset: true });
@@ -26,20 +29,3 @@ export const telemetrySchema = z.record(z.string(), z.unknown());
 
 export const DEVICE_CHANNELS = ["inventory", "shipments", "telemetry"] as const;
 export type DeviceChannel = (typeof DEVICE_CHANNELS)[number];
-
-/** What the gateway stores for each device message (see mqtt-gateway/ingress.ts). */
-export const ingressEnvelopeSchema = z.object({
-  tenantId: text(100),
-  deviceId: text(64),
-  tokenId: text(100),
-  channel: z.array(z.string()).min(1),
-  receivedAt: instant,
-  payload: z.unknown(),
-});
-
-export type IngressEnvelope = z.output<typeof ingressEnvelopeSchema>;
-
-/** Short reason for a failed parse, for logs and the drop counter's label. */
-export function issuesOf(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join(".") || "payload"}: ${i.message}`).join("; ");
-}

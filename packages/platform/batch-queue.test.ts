@@ -1,0 +1,76 @@
+// The batching core alone: what goes out together, when, and how many batches at once.
+import { describe, expect, it } from "vitest";
+import { createBatchQueue, type BatchQueueLimits } from "./batch-queue.js";
+
+/** A queue of numbers whose batches are recorded and finish only when the test says so. */
+function recordingQueue(limits: BatchQueueLimits<number>) {
+  const sent: number[][] = [];
+  const finishers: (() => void)[] = [];
+  const queue = createBatchQueue<number>((batch, done) => {
+    sent.push(batch);
+    finishers.push(done);
+  }, limits);
+  const finishNext = () => finishers.shift()?.();
+  return { queue, sent, finishNext };
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("batch queue", () => {
+  it("sends a lone entry at once, without waiting for a timer", async () => {
+    const { queue, sent } = recordingQueue({ maxItems: 10, maxInFlight: 1 });
+    queue.add(1);
+    expect(sent).toEqual([]); // not synchronously: entries of the same tick go together
+    await Promise.resolve();
+    expect(sent).toEqual([[1]]);
+  });
+
+  it("sends entries added in the same tick as one batch, split at maxItems", async () => {
+    const { queue, sent } = recordingQueue({ maxItems: 3, maxInFlight: 5 });
+    for (const n of [1, 2, 3, 4, 5, 6, 7]) queue.add(n);
+    await tick();
+    expect(sent).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+  });
+
+  it("keeps at most maxInFlight batches out; what arrives meanwhile forms the next batch", async () => {
+    const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1 });
+    queue.add(0);
+    await tick();
+    for (const n of [1, 2, 3]) queue.add(n);
+    await tick();
+    expect(sent).toEqual([[0]]);
+    finishNext();
+    expect(sent).toEqual([[0], [1, 2, 3]]);
+    queue.add(4);
+    await tick();
+    expect(sent).toEqual([[0], [1, 2, 3]]);
+    finishNext();
+    expect(sent).toEqual([[0], [1, 2, 3], [4]]);
+  });
+
+  it("counts a batch finished once even when told twice", async () => {
+    const sent: number[][] = [];
+    let finish = () => {};
+    const queue = createBatchQueue<number>(
+      (batch, done) => {
+        sent.push(batch);
+        if (sent.length === 1) finish = done;
+      },
+      { maxItems: 1, maxInFlight: 1 },
+    );
+    queue.add(1);
+    queue.add(2);
+    queue.add(3);
+    await tick();
+    finish();
+    finish();
+    expect(sent).toEqual([[1], [2]]);
+  });
+
+  it("closes a batch before it passes maxWeight, and sends an entry heavier than that alone", async () => {
+    const { queue, sent } = recordingQueue({ maxItems: 10, maxInFlight: 10, weightOf: (n) => n, maxWeight: 10 });
+    for (const n of [4, 5, 2, 20, 1, 1]) queue.add(n);
+    await tick();
+    expect(sent).toEqual([[4, 5], [2], [20], [1, 1]]);
+  });
+});
