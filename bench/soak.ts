@@ -409,7 +409,7 @@ async function consumerBacklog(): Promise<[number, number, number]> {
     for await (const consumer of jsm.consumers.list(stream)) {
       if (!consumer) continue;
       pending += consumer.num_pending;
-      if (stream === env.topology.deliveriesStream) deliveriesAckPending += consumer.num_ack_pending;
+      if (stream === env.topology.streamName("DELIVERIES")) deliveriesAckPending += consumer.num_ack_pending;
       else ackPending += consumer.num_ack_pending;
     }
   }

@@ -57,6 +57,7 @@ export async function stockOf(call: Call, productId: string): Promise<{ onHand: 
 }
 
 /** The stack's EVENTS stream as envelopes, in stream order. */
+// biome-ignore lint/suspicious/noExplicitAny: events of every kind, as tests read the fields of the kinds they look for
 export async function allEvents(stack: Stack): Promise<any[]> {
   return (await readStream(stack.env.natsUrl, stack.env.topology.eventsStream)).map((m: StoredMessage) => m.json);
 }
@@ -65,6 +66,7 @@ export async function allEvents(stack: Stack): Promise<any[]> {
  * Waits until the events matching `select` include every kind in `kinds`, then returns them
  * (in stream order). Different services relay on their own, so it polls.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the same loose events as allEvents
 export async function eventsUntil(stack: Stack, select: (event: any) => boolean, kinds: string[]): Promise<any[]> {
   return eventually(async () => {
     const mine = (await allEvents(stack)).filter(select);

@@ -6,6 +6,7 @@ export interface StoredMessage {
   subject: string;
   seq: number;
   headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: a stored message is whatever JSON a service published; each test reads the fields of its own kind and asserts on them
   json: any;
 }
 

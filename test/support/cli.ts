@@ -20,6 +20,7 @@ export interface Cli {
   env: Record<string, string>;
   run(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliResult>;
   /** Runs and expects exit 0 and JSON on stdout (adds --json). */
+  // biome-ignore lint/suspicious/noExplicitAny: the JSON a command printed, read by each test for the fields of its own command
   json(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<any>;
   spawn(args: string[]): LongRunning;
   cleanup(): Promise<void>;

@@ -8,6 +8,7 @@ export interface ReceivedRequest {
   at: number;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the body a receiver got, as the tests of each event kind read it
   json: any;
 }
 

@@ -16,6 +16,7 @@ export interface SseReader {
   status: number;
   headers: Headers;
   /** The problem body when the stream was refused. */
+  // biome-ignore lint/suspicious/noExplicitAny: a refusal's problem body, read only by the tests that expect one
   problem?: any;
   events: SseEvent[];
   comments: string[];
