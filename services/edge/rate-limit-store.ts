@@ -26,8 +26,14 @@ export interface RateLimitStore {
 export const RATE_LIMIT_BUCKET = "RATE_LIMITS";
 /** Counts are kept this long; windows longer than this are refused by the config. */
 export const RATE_LIMIT_BUCKET_TTL_MS = 2 * 60 * 60 * 1000;
-/** Compare-and-set attempts before a request is let through uncounted (heavy contention only). */
-const MAX_CAS_ATTEMPTS = 8;
+/**
+ * Compare-and-set attempts before a request is let through uncounted. Each round only one of the
+ * requests racing for a key wins, so a burst of N needs up to N rounds; with the jittered pause
+ * below the losers spread out instead of colliding again at once.
+ */
+const MAX_CAS_ATTEMPTS = 32;
+/** Upper bound of the random pause after a lost compare-and-set, doubling from 1 ms. */
+const MAX_CAS_PAUSE_MS = 16;
 
 export function memoryRateLimitStore(): RateLimitStore {
   return {
@@ -79,8 +85,9 @@ export async function natsRateLimitStore(bus: Bus, options: { prefix: string; re
               else await kv.update(entry, String(used + 1), current!.revision);
               return { allowed: true, remaining: points - used - 1, msBeforeNext };
             } catch (error) {
-              // Another replica counted first: read again.
+              // Another request counted first: pause a random moment, then read again.
               if (!/wrong last sequence|key exists/i.test((error as Error).message)) throw error;
+              await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_CAS_PAUSE_MS, 2 ** attempt)));
             }
           }
           options.logger.warn({ limiter: name }, "rate-limit count contended; request let through");
