@@ -77,20 +77,27 @@ export async function getEvent(db: Queryable, tenantId: string, eventId: string)
 }
 
 export function eventNotFound(eventId: string): AppError {
-  return appError("event_not_found", `No event ${JSON.stringify(eventId)} in this tenant's event log (events are kept for RETENTION_EVENTS, 30 days by default).`);
+  return appError(
+    "event_not_found",
+    `No event ${JSON.stringify(eventId)} in this tenant's event log (events are kept for RETENTION_EVENTS, 30 days by default).`,
+  );
 }
 
 function entityFieldOf(entityId: string): string {
   const prefix = ENTITY_ID_PREFIXES.find((p) => hasPrefix(entityId, p));
   if (prefix === undefined) {
-    throw appError("invalid_query", `entityId must be an order, shipment, product, customer or hook id (${ENTITY_ID_PREFIXES.map((p) => `${p}_…`).join(", ")}).`);
+    throw appError(
+      "invalid_query",
+      `entityId must be an order, shipment, product, customer or hook id (${ENTITY_ID_PREFIXES.map((p) => `${p}_…`).join(", ")}).`,
+    );
   }
   return ENTITY_FIELD_BY_PREFIX[prefix];
 }
 
 function transactionIdOf(transactionId: string): string {
   // A client may name its own transaction (X-Transaction-Id), so not every one is a ULID.
-  if (!CLIENT_TRANSACTION_ID.test(transactionId)) throw appError("invalid_query", "transactionId must be a transaction id (txn_ and 10 to 64 letters and digits).");
+  if (!CLIENT_TRANSACTION_ID.test(transactionId))
+    throw appError("invalid_query", "transactionId must be a transaction id (txn_ and 10 to 64 letters and digits).");
   return transactionId;
 }
 

@@ -60,7 +60,11 @@ function addEventLinks(paths: Paths): number {
     },
   };
   one.responses["200"].links = {
-    [deliveries.operationId]: { operationId: deliveries.operationId, parameters: { id: "$response.body#/id" }, description: "This event's deliveries to every hook" },
+    [deliveries.operationId]: {
+      operationId: deliveries.operationId,
+      parameters: { id: "$response.body#/id" },
+      description: "This event's deliveries to every hook",
+    },
     [list.operationId]: {
       operationId: list.operationId,
       parameters: { transactionId: "$response.body#/transactionId" },
