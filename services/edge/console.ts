@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Middleware } from "koa";
+import { chooseEncoding, compressible, createCompressedCache } from "./console-compression.js";
 import { pagePolicy } from "./page-policy.js";
 
 /** Paths the console never answers: the API, its reference and the ops endpoints (/metrics stays a 404 here). */
@@ -48,7 +49,7 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </body></html>
 `;
 
-async function fileIn(root: string, urlPath: string): Promise<{ file: string; size: number } | undefined> {
+async function fileIn(root: string, urlPath: string): Promise<{ file: string; size: number; mtimeMs: number } | undefined> {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);
@@ -60,12 +61,13 @@ async function fileIn(root: string, urlPath: string): Promise<{ file: string; si
   // Refuses anything that resolves outside the folder (../, encoded or not).
   if (file !== root && !file.startsWith(root + path.sep)) return undefined;
   const info = await stat(file).catch(() => undefined);
-  return info?.isFile() ? { file, size: info.size } : undefined;
+  return info?.isFile() ? { file, size: info.size, mtimeMs: info.mtimeMs } : undefined;
 }
 
 export function serveConsole(consoleDir: string): Middleware {
   const root = path.resolve(consoleDir);
   const index = path.join(root, "index.html");
+  const compressed = createCompressedCache();
   return async (ctx, next) => {
     if ((ctx.method !== "GET" && ctx.method !== "HEAD") || NOT_CONSOLE.test(ctx.path)) return next();
     const indexInfo = await stat(index).catch(() => undefined);
@@ -84,11 +86,21 @@ export function serveConsole(consoleDir: string): Middleware {
       // loudly instead of parsing HTML as JavaScript.
       return next();
     }
-    const { file, size } = found ?? { file: index, size: indexInfo.size };
+    const { file, size, mtimeMs } = found ?? { file: index, size: indexInfo.size, mtimeMs: indexInfo.mtimeMs };
     ctx.status = 200;
     ctx.set(SECURITY_HEADERS);
     ctx.set("Cache-Control", found && ctx.path.startsWith(HASHED_ASSETS) ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
     ctx.type = CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream";
+    const encoding = compressible(path.extname(file), size) ? chooseEncoding(ctx.get("accept-encoding")) : undefined;
+    if (encoding) {
+      const body = await compressed(file, `${mtimeMs}-${size}`, encoding);
+      ctx.set("Content-Encoding", encoding);
+      ctx.vary("Accept-Encoding");
+      ctx.length = body.length;
+      ctx.body = ctx.method === "HEAD" ? null : body;
+      return;
+    }
+    if (compressible(path.extname(file), size)) ctx.vary("Accept-Encoding");
     ctx.length = size;
     ctx.body = ctx.method === "HEAD" ? null : createReadStream(file);
   };

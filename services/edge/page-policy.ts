@@ -5,7 +5,7 @@ const SAME_ORIGIN_ONLY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  // data: images: icons the pages' own libraries draw (Swagger UI, uPlot legends).
+  // data: images: icons the API reference (Swagger UI) draws.
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",

@@ -1,23 +1,20 @@
 // A value the API shows only once (a token, a signing secret): a copy button and a warning.
-import { useState } from "react";
+import { CopyButton } from "./copy-button.js";
+import { TriangleAlert } from "./icons.js";
 
 export function SecretOnce({ label, value }: { label: string; value: string }) {
-  const [copied, setCopied] = useState(false);
   return (
     <section className="secret" aria-label={label}>
-      <p className="warning">
-        <strong>{label}</strong>: shown only now. Copy it and keep it safe; it cannot be shown again.
+      <p className="warning row">
+        <TriangleAlert size={18} aria-hidden="true" />
+        <span>
+          <strong>{label}</strong>: shown only now. Copy it and keep it safe; it cannot be shown again.
+        </span>
       </p>
       <code data-testid="secret-value">{value}</code>
-      <button
-        type="button"
-        onClick={async () => {
-          await navigator.clipboard?.writeText(value).catch(() => {});
-          setCopied(true);
-        }}
-      >
-        {copied ? "Copied" : `Copy ${label.toLowerCase()}`}
-      </button>
+      <div>
+        <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+      </div>
     </section>
   );
 }

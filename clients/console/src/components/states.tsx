@@ -1,17 +1,34 @@
-// Loading, empty and error states, the same on every screen.
+// Loading, empty and error states, the same on every screen. An empty state names the next step
+// and the CLI command that does it.
 import { WaybillApiError } from "@waybill/sdk";
 import type { ReactNode } from "react";
+import { CircleAlert, LoaderCircle, type LucideIcon } from "./icons.js";
 
 export function Loading({ what }: { what: string }) {
   return (
     <p className="state" role="status" aria-live="polite">
+      <LoaderCircle size={18} aria-hidden="true" className="spin" />
       Loading {what}…
     </p>
   );
 }
 
-export function Empty({ children }: { children: ReactNode }) {
-  return <p className="state empty">{children}</p>;
+export function Empty({ icon: Icon, title, children, cli }: { icon?: LucideIcon; title: string; children?: ReactNode; cli?: string }) {
+  return (
+    <div className="empty" data-testid="empty">
+      <p className="empty-title">
+        {Icon && <Icon size={20} aria-hidden="true" />}
+        {title}
+      </p>
+      {children && <p className="muted">{children}</p>}
+      {cli && (
+        <>
+          <span className="muted">From a terminal:</span>
+          <code>{cli}</code>
+        </>
+      )}
+    </div>
+  );
 }
 
 /** A refusal's detail as the API gave it (rendered as text, never as HTML). */
@@ -22,18 +39,21 @@ export function problemText(error: unknown): string {
 
 export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
   return (
-    <div className="state error" role="alert">
-      <p>{problemText(error)}</p>
-      {retry && (
-        <button type="button" onClick={retry}>
-          Try again
-        </button>
-      )}
+    <div className="alert" role="alert">
+      <CircleAlert size={18} aria-hidden="true" className="icon" />
+      <div>
+        <p>{problemText(error)}</p>
+        {retry && (
+          <button type="button" onClick={retry}>
+            Try again
+          </button>
+        )}
+      </div>
     </div>
   );
 }
 
-/** Renders a query's three states, and its data when it has some. */
+/** Renders a query's three states, and its data when it has some (kept while offline). */
 export function QueryView<T>({
   query,
   what,
@@ -43,7 +63,7 @@ export function QueryView<T>({
   what: string;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isPending) return <Loading what={what} />;
+  if (query.data !== undefined) return <>{children(query.data)}</>;
   if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
-  return <>{children(query.data as T)}</>;
+  return <Loading what={what} />;
 }

@@ -1,56 +1,83 @@
-// Devices: connected or not, last seen, and their recent readings (device.reading events).
-import { Table } from "../components/table.js";
-import { useQuery } from "@tanstack/react-query";
-import { when } from "../components/format.js";
+// Devices: each by the id it connects with, connected or not, last seen, its latest reading;
+// filtered by connection; each opens its detail.
+import type { Device } from "@waybill/sdk";
+import { Link, useSearchParams } from "react-router";
+import { DataList } from "../components/data-list.js";
+import { ago } from "../components/format.js";
+import { KeyRound, Radio } from "../components/icons.js";
+import { PageHeader } from "../components/page-header.js";
+import { StatusPill } from "../components/status.js";
 import { Empty, QueryView } from "../components/states.js";
-import { useApi } from "../session.js";
-
-interface Reading {
-  id: string;
-  time: string;
-  deviceId: string;
-  reading: Record<string, unknown>;
-}
+import { useDevices } from "../data/queries.js";
+import { readingText, useReadings } from "../data/readings.js";
 
 export default function Devices() {
-  const api = useApi();
-  const devices = useQuery({ queryKey: ["devices"], queryFn: async () => (await api.GET("/devices")).data!.data, refetchInterval: 10_000 });
-  const readings = useQuery({
-    queryKey: ["readings"],
-    queryFn: async () => (await api.GET("/events", { params: { query: { kind: "device.reading", limit: 50 } } })).data!.data as unknown as Reading[],
-    refetchInterval: 10_000,
-  });
+  const devices = useDevices();
+  const readings = useReadings();
+  const [params, setParams] = useSearchParams();
+  const connection = params.get("connection") ?? "";
   return (
     <section aria-labelledby="devices-title">
-      <h1 id="devices-title">Devices</h1>
+      <PageHeader
+        titleId="devices-title"
+        title="Devices"
+        description="Sensors that connect over MQTT with a sensor token and publish stock counts, shipment scans and telemetry."
+        actions={
+          <Link className="button primary" to="/tokens?type=sensor">
+            <KeyRound size={18} aria-hidden="true" />
+            New sensor token
+          </Link>
+        }
+      />
+      <search className="toolbar" aria-label="Filter devices">
+        <label>
+          Connection
+          <select
+            value={connection}
+            onChange={(e) => {
+              const next = new URLSearchParams(params);
+              if (e.target.value) next.set("connection", e.target.value);
+              else next.delete("connection");
+              setParams(next, { replace: true });
+            }}
+          >
+            <option value="">All devices</option>
+            <option value="connected">Connected</option>
+            <option value="disconnected">Disconnected</option>
+          </select>
+        </label>
+      </search>
       <QueryView query={devices} what="devices">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No device has connected yet. Devices sign in over MQTT with a sensor token.</Empty>
+        {(all) => {
+          const list = all.filter((d) => !connection || (connection === "connected") === d.connected);
+          return list.length === 0 ? (
+            <Empty
+              icon={Radio}
+              title={connection ? "No device in this state." : "No device has connected yet."}
+              cli='waybill tokens create --name "Shelf sensors" --type sensor'
+            >
+              Create a sensor token, then connect with the device's id as MQTT user name and the token as password.
+            </Empty>
           ) : (
-            <Table
+            <DataList<Device>
+              label="Devices"
               rows={list}
               rowKey={(d) => d.id}
               columns={[
-                { header: "Device", cell: (d) => d.id },
+                { header: "Device", card: "title", cell: (d) => <Link to={`/devices/${encodeURIComponent(d.deviceId)}`}>{d.deviceId}</Link> },
+                { header: "Connection", card: "status", cell: (d) => <StatusPill status={d.connected ? "connected" : "disconnected"} /> },
+                { header: "Last seen", cell: (d) => <span className="nowrap">{ago(d.lastSeenAt)}</span> },
                 {
-                  header: "Connected",
-                  cell: (d) => <span className={`badge ${d.connected ? "active" : "paused"}`}>{d.connected ? "connected" : "disconnected"}</span>,
-                },
-                { header: "Last seen", cell: (d) => when(d.lastSeenAt) },
-                {
-                  header: "Recent readings",
-                  cell: (d) =>
-                    (readings.data ?? [])
-                      .filter((r) => r.deviceId === d.id)
-                      .slice(0, 3)
-                      .map((r) => JSON.stringify(r.reading))
-                      .join("; ") || "—",
+                  header: "Latest reading",
+                  cell: (d) => {
+                    const latest = readings.data?.find((r) => r.deviceId === d.deviceId);
+                    return latest ? <span data-testid={`latest-${d.deviceId}`}>{readingText(latest.reading)}</span> : <span className="muted">none yet</span>;
+                  },
                 },
               ]}
             />
-          )
-        }
+          );
+        }}
       </QueryView>
     </section>
   );
