@@ -118,7 +118,7 @@ describe("waybill events list, get, tail", () => {
     expect(listed.map((e: { id: string }) => e.id)).toEqual([tailed.id]);
     const missing = await cli.run(["events", "get", "evt_01kbadbadbadbadbadbadbadba"]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^error: no event evt_01kbadbadbadbadbadbadbadba among/);
+    expect(missing.stderr).toMatch(/^error: event_not_found \(HTTP 404\): No event "evt_01kbadbadbadbadbadbadbadba"/);
     expect((await cli.run(["events", "get", "ord_x"])).code).toBe(2);
   });
 });

@@ -149,6 +149,11 @@ for (const [size, viewport] of [
         const json = await page.getByTestId("event-json").innerText();
         expect(JSON.parse(json)).toMatchObject({ kind: "order.created", orderId: system.seed.order.id, shortId: "ORD-1001" });
         await page.getByRole("link", { name: "Warehouse sync" }).waitFor(); // its delivery to the healthy hook
+        // A device's id filters on the server too (deviceId): only that device's events.
+        await visit(page, "/events?entity=shelf-12", "Events");
+        const deviceKinds = await page.locator(".data-list tbody tr td:first-child").allInnerTexts();
+        expect(deviceKinds.length).toBeGreaterThan(0);
+        expect(deviceKinds.filter((kind) => !kind.startsWith("device."))).toEqual([]);
 
         // 7: the stock count picks a product by SKU and name.
         await visit(page, "/warehouse", "Warehouse");

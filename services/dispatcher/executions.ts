@@ -6,6 +6,7 @@ import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import type { AppError } from "@waybill/platform/errors.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
+import { eventNotFound } from "./event-log.js";
 import { hookNotFound, isHookId } from "./hooks.js";
 import type { SendResult } from "./sender.js";
 
@@ -212,4 +213,27 @@ export async function getExecution(db: Queryable, tenantId: string, hookId: stri
   const { rows } = await db.query<ExecutionRow>(GET_EXECUTION([tenantId, hookId, executionId]));
   if (rows.length === 0) throw executionNotFound(executionId);
   return executionFromRow(rows[0]);
+}
+
+// An event's deliveries: the attempts to every hook of the tenant, newest first. The event must be
+// in the tenant's log (no row: 404); kept but never delivered is one row of NULLs.
+const LIST_EVENT_EXECUTIONS = preparedStatement(
+  "dispatcher_list_event_executions",
+  `SELECT e.* FROM (SELECT 1 FROM event_log WHERE tenant_id = $1 AND id = $2) ev
+     LEFT JOIN LATERAL (
+       SELECT ${EXECUTION_COLUMNS} FROM executions
+        WHERE tenant_id = $1 AND event_id = $2 AND ($3::text IS NULL OR id < $3) ORDER BY id DESC LIMIT $4) e ON true`,
+);
+
+/** The execution records of one event of the tenant's log, every hook's, newest first. */
+export async function listEventExecutions(db: Queryable, tenantId: string, eventId: string, limit: number, cursor?: string | null): Promise<Page<Execution>> {
+  const before = decodeCursor(cursor);
+  if (!hasPrefix(eventId, "evt")) throw eventNotFound(eventId);
+  const { rows } = await db.query<ExecutionRow | { id: null }>(LIST_EVENT_EXECUTIONS([tenantId, eventId, before, limit + 1]));
+  if (rows.length === 0) throw eventNotFound(eventId);
+  const page = toPage(
+    rows.filter((row): row is ExecutionRow => row.id !== null),
+    limit,
+  );
+  return { data: page.data.map(executionFromRow), nextCursor: page.nextCursor };
 }

@@ -7,8 +7,8 @@ import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { pageLimit } from "@waybill/platform/pagination.js";
 import type { Deliverer } from "./delivery.js";
-import { listEvents } from "./event-log.js";
-import { listExecutions, type Execution } from "./executions.js";
+import { getEvent, listEvents } from "./event-log.js";
+import { listEventExecutions, listExecutions, type Execution } from "./executions.js";
 import type { HookUrlCheck } from "./hook-address.js";
 import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
 import { recoverHook } from "./recover.js";
@@ -31,10 +31,18 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       const page = await listEvents(pool, request.tenantId, {
         kind: request.kind,
         after: request.after,
+        transactionId: request.transactionId,
+        entityId: request.entityId,
+        deviceId: request.deviceId,
         limit: pageLimit(request.limit),
         cursor: request.cursor,
       });
       return { eventsJson: page.data.map((event) => Buffer.from(event)), nextCursor: page.nextCursor ?? undefined };
+    }),
+    getEvent: unary(logger, async (request) => ({ eventJson: Buffer.from(await getEvent(pool, request.tenantId, request.id)) })),
+    listEventExecutions: unary(logger, async (request) => {
+      const page = await listEventExecutions(pool, request.tenantId, request.eventId, pageLimit(request.limit), request.cursor);
+      return { data: page.data.map(executionMessage), nextCursor: page.nextCursor ?? undefined };
     }),
     createHook: unary(logger, async (request) => {
       const created = await createHook(

@@ -16,7 +16,7 @@ import { customersRoutes } from "./routes/customers.js";
 import { shipmentsRoutes } from "./routes/shipments.js";
 import { productsRoutes } from "./routes/products.js";
 import { inventoryRoutes } from "./routes/inventory.js";
-import { eventsRoutes } from "./routes/events.js";
+import { eventRoutes, eventsRoutes } from "./routes/events.js";
 import { eventsStreamRoute } from "./routes/events-stream.js";
 import type { EventStreams } from "./events/event-streams.js";
 import { hooksRoutes } from "./routes/hooks.js";
@@ -63,6 +63,7 @@ export function registerRoutes(api: Api, clients: BackendClients, eventStreams: 
   inventoryRoutes(api, clients.inventory);
   eventsRoutes(api, clients.dispatcher);
   eventsStreamRoute(api, eventStreams);
+  eventRoutes(api, clients.dispatcher);
   hooksRoutes(api, clients.dispatcher);
   identityRoutes(api, clients.identity);
   ownSessionsRoutes(api, clients.identity);

@@ -39,6 +39,7 @@ const PREFIX_BY_COLLECTION: Record<string, string> = {
   sessions: "ses",
   readings: "dev",
   test: "exe",
+  deliveries: "exe",
 };
 
 const id = (prefix: string) => `${prefix}_${ID_BODIES[prefix] ?? ID_BODIES.ord}`;

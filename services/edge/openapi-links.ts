@@ -34,7 +34,44 @@ export function addLinks(paths: Paths): number {
     };
     linked++;
   }
+  linked += addEventLinks(paths);
   return linked;
+}
+
+/**
+ * The event log: from a page of events to one event (the first item's id; any item's works the
+ * same), and from one event to its deliveries and to the other events of its transaction.
+ */
+function addEventLinks(paths: Paths): number {
+  const list = paths["/events"]?.get;
+  const one = paths["/events/{id}"]?.get;
+  const deliveries = paths["/events/{id}/deliveries"]?.get;
+  if (!list?.responses["200"] || !one?.responses["200"] || !deliveries) return 0;
+  list.responses["200"].links = {
+    [one.operationId]: {
+      operationId: one.operationId,
+      parameters: { id: "$response.body#/data/0/id" },
+      description: "Read an event of the page again by its id (here the first; `/data/<n>/id` for any other)",
+    },
+    [deliveries.operationId]: {
+      operationId: deliveries.operationId,
+      parameters: { id: "$response.body#/data/0/id" },
+      description: "The deliveries of an event of the page to every hook",
+    },
+  };
+  one.responses["200"].links = {
+    [deliveries.operationId]: {
+      operationId: deliveries.operationId,
+      parameters: { id: "$response.body#/id" },
+      description: "This event's deliveries to every hook",
+    },
+    [list.operationId]: {
+      operationId: list.operationId,
+      parameters: { transactionId: "$response.body#/transactionId" },
+      description: "Every event of this event's transaction (the operation it was part of)",
+    },
+  };
+  return 2;
 }
 
 /** Links to every operation on `prefix{param}…` whose only path parameter is that one. */

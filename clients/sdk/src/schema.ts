@@ -363,6 +363,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one event of the tenant's event log
+         * @description The event as GET /events lists it and as a webhook delivery's body carries it. Events are kept for RETENTION_EVENTS (30 days by default).
+         */
+        get: operations["getEventsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's execution records to every hook, newest first
+         * @description Every delivery attempt of this event (first attempts, retries, manual re-deliveries, recoveries) to any hook of the tenant.
+         */
+        get: operations["getEventsByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hooks": {
         parameters: {
             query?: never;
@@ -6000,6 +6040,9 @@ export interface operations {
                 cursor?: string;
                 kind?: "order.created" | "order.updated" | "order.status.changed" | "order.cancelled" | "order.completed" | "shipment.created" | "shipment.status.changed" | "shipment.delivered" | "shipment.exception" | "inventory.adjusted" | "inventory.reserved" | "inventory.released" | "inventory.consumed" | "inventory.low" | "inventory.depleted" | "product.created" | "product.updated" | "product.deleted" | "customer.created" | "customer.updated" | "device.reading" | "device.connected" | "device.disconnected" | "webhook.test" | "webhook.disabled";
                 after?: string;
+                transactionId?: string;
+                entityId?: string;
+                deviceId?: string;
             };
             header?: {
                 /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
@@ -6227,6 +6270,311 @@ export interface operations {
                         status?: 503;
                         /** @enum {unknown} */
                         code?: "events_unavailable" | "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getEventsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path: {
+                /** @example evt_01jdzqb2c6d0e4f8g2h6j0k4m8 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *       "kind": "order.created",
+                     *       "time": "2026-11-26T09:30:00.000Z",
+                     *       "transactionId": "txn_01jdzqe5f9g3h7j1k5m9n3p7q1"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        kind: string;
+                        /** Format: date-time */
+                        time: string;
+                        /** @description The operation's transaction id: txn_ and a ULID, or the X-Transaction-Id a client sent (txn_ and 10–64 letters or digits) */
+                        transactionId: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad Request: `invalid_transaction_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id";
+                    };
+                };
+            };
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
+            401: {
+                headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
+                };
+            };
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `event_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "event_not_found";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getEventsByIdDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description Groups this request's events with those of other requests sent with the same id (their events share transactionId); echoed on the response, generated when absent */
+                "X-Transaction-Id"?: string;
+            };
+            path: {
+                /** @example evt_01jdzqb2c6d0e4f8g2h6j0k4m8 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7",
+                     *           "hookId": "hook_01jdzq2k6m0n4p8q2r6s0t4v8w",
+                     *           "eventId": "evt_01jdzqb2c6d0e4f8g2h6j0k4m8",
+                     *           "eventKind": "order.created",
+                     *           "trigger": "event",
+                     *           "attempt": 1,
+                     *           "url": "https://erp.example.com/hooks/waybill",
+                     *           "requestedAt": "2026-11-26T09:30:00.000Z",
+                     *           "durationMs": 184,
+                     *           "outcome": "succeeded",
+                     *           "statusCode": 200,
+                     *           "responseBody": "{\"received\":true}",
+                     *           "responseHeaders": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "error": null,
+                     *           "nextAttemptAt": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "exe_01jdzqa1b5c9d3e7f1g5h9j3k7"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            hookId: string;
+                            eventId: string;
+                            eventKind: string;
+                            /** @enum {string} */
+                            trigger: "event" | "retry" | "test" | "manual" | "recover";
+                            attempt: number;
+                            url: string;
+                            /** Format: date-time */
+                            requestedAt: string;
+                            durationMs: number;
+                            /** @enum {string} */
+                            outcome: "succeeded" | "failed";
+                            statusCode: number | null;
+                            /** @description The first 4 KiB of the receiver's answer */
+                            responseBody: string | null;
+                            responseHeaders: {
+                                [key: string]: string;
+                            };
+                            /** @description Why the attempt failed without an answer, e.g. "blocked address" */
+                            error: string | null;
+                            /** @description When the next attempt is due; null when none will follow */
+                            nextAttemptAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request: `invalid_transaction_id`, `invalid_query`, `invalid_cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {unknown} */
+                        code?: "invalid_transaction_id" | "invalid_query" | "invalid_cursor";
+                    };
+                };
+            };
+            /** @description Unauthorized: `missing_credentials`, `invalid_authorization_header`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_session`, `session_expired`, `session_revoked` */
+            401: {
+                headers: {
+                    /** @description Bearer realm="waybill" */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {unknown} */
+                        code?: "missing_credentials" | "invalid_authorization_header" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_session" | "session_expired" | "session_revoked";
+                    };
+                };
+            };
+            /** @description Forbidden: `role_forbidden`, `token_type_forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {unknown} */
+                        code?: "role_forbidden" | "token_type_forbidden";
+                    };
+                };
+            };
+            /** @description Not Found: `not_found`, `event_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {unknown} */
+                        code?: "not_found" | "event_not_found";
+                    };
+                };
+            };
+            /** @description Too Many Requests: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Service Unavailable: `upstream_unavailable`, `upstream_failed`, `database_unavailable` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {unknown} */
+                        code?: "upstream_unavailable" | "upstream_failed" | "database_unavailable";
                     };
                 };
             };

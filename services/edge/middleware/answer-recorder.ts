@@ -52,8 +52,18 @@ interface MatchedLayer {
 function routeOf(ctx: { matched?: MatchedLayer[]; method: string }): string | undefined {
   const routes = (ctx.matched ?? []).filter((layer) => layer.methods.length > 0 && typeof layer.path === "string");
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
-  const layer = [...routes].reverse().find((candidate) => candidate.methods.includes(method)) ?? routes.at(-1);
-  return layer?.path as string | undefined;
+  const candidates = [...routes].reverse().filter((candidate) => candidate.methods.includes(method));
+  // As in OpenAPI, a concrete path is the one that answers before a templated one that also
+  // matches (/events/stream, mounted before /events/:id): the most literal segments win.
+  const layer = candidates.reduce<MatchedLayer | undefined>(
+    (best, candidate) => (best && literalSegments(best) >= literalSegments(candidate) ? best : candidate),
+    undefined,
+  );
+  return (layer ?? routes.at(-1))?.path as string | undefined;
+}
+
+function literalSegments(layer: MatchedLayer): number {
+  return (layer.path as string).split("/").filter((segment) => segment !== "" && !segment.startsWith(":")).length;
 }
 
 function recordedBody(body: unknown): unknown {

@@ -187,6 +187,6 @@ function hookOut(hook: Hook) {
   return nullsFor(hook, ["lastRunAt", "disabledReason"]);
 }
 
-function executionOut(execution: Execution) {
+export function executionOut(execution: Execution) {
   return nullsFor(execution, ["statusCode", "responseBody", "error", "nextAttemptAt"]);
 }

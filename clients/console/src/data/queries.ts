@@ -1,12 +1,12 @@
 // Reads the screens share: paged lists over the API's cursors, lookups of names by id, and the
 // finds the API has no endpoint for yet (an event by id, a device by its deviceId, an execution).
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import type { Customer, Device, EventRecord, Product, WaybillClient } from "@waybill/sdk";
+import { type Customer, type Device, type EventRecord, type Product, WaybillApiError, type WaybillClient } from "@waybill/sdk";
 import { useApi } from "../session.js";
 
 export type LoggedEvent = EventRecord & { [field: string]: unknown };
 
-interface Page<T> {
+export interface Page<T> {
   data: T[];
   nextCursor?: string | null;
 }
@@ -80,29 +80,37 @@ export function useDevices() {
   return useQuery({ queryKey: ["devices"], queryFn: () => readAll<Device>(devicesPage(api)), refetchInterval: 10_000 });
 }
 
-export function eventsPage(api: WaybillClient, kind?: string) {
-  return async (cursor?: string) =>
-    (await api.GET("/events", { params: { query: { limit: 100, ...(kind ? { kind: kind as never } : {}), ...(cursor ? { cursor } : {}) } } }))
-      .data! as unknown as Page<LoggedEvent>;
+/** What GET /v1/events filters by on the server (see docs/overview.md, "Reading the event log"). */
+export interface EventsFilter {
+  kind?: string;
+  transactionId?: string;
+  /** An order, shipment, product, customer or hook id the event names. */
+  entityId?: string;
+  /** A device, by the id it connects with. */
+  deviceId?: string;
 }
 
-/**
- * One event by id. The API has no GET /events/{id} yet: read the log newest first until the id
- * shows, stopping once the pages are older than it (ids sort by time) or after 20 pages.
- */
-export async function findEvent(api: WaybillClient, id: string): Promise<LoggedEvent | undefined> {
-  const read = eventsPage(api);
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 20; pages++) {
-    const page = await read(cursor);
-    const found = page.data.find((e) => e.id === id);
-    if (found) return found;
-    const oldest = page.data.at(-1)?.id;
-    if (!page.nextCursor || (oldest && oldest < id)) return undefined;
-    cursor = page.nextCursor;
-  }
-  return undefined;
+export function eventsPage(api: WaybillClient, filter: EventsFilter = {}) {
+  const { kind, ...rest } = filter;
+  const query = { ...rest, ...(kind ? { kind: kind as never } : {}) };
+  return async (cursor?: string) =>
+    (await api.GET("/events", { params: { query: { limit: 100, ...query, ...(cursor ? { cursor } : {}) } } })).data! as unknown as Page<LoggedEvent>;
 }
+
+/** One event by id (GET /v1/events/{id}); undefined when the tenant's log has no such event. */
+export async function findEvent(api: WaybillClient, id: string): Promise<LoggedEvent | undefined> {
+  try {
+    return (await api.GET("/events/{id}", { params: { path: { id } } })).data as LoggedEvent;
+  } catch (error) {
+    if (error instanceof WaybillApiError && error.code === "event_not_found") return undefined;
+    throw error;
+  }
+}
+
+/** Ids GET /v1/events?entityId= takes: those an event's payload names an entity by. */
+export const ENTITY_ID = /^(ord|shp|prd|cus|hook)_[0-9a-hjkmnp-tv-z]{26}$/;
+/** The ids devices connect with (and their events carry). */
+export const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The entity ids an event names (order, shipment, product, customer, device, hook). */
 export function entityIds(event: LoggedEvent): string[] {

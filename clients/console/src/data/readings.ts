@@ -15,7 +15,7 @@ export function useReadings() {
   const api = useApi();
   return useQuery({
     queryKey: ["readings"],
-    queryFn: async () => (await readAll(eventsPage(api, "device.reading"), 500)) as unknown as Reading[],
+    queryFn: async () => (await readAll(eventsPage(api, { kind: "device.reading" }), 500)) as unknown as Reading[],
     refetchInterval: 10_000,
   });
 }

@@ -1,5 +1,6 @@
-// One event: its JSON (pretty, with copy), the entities it names, the other events of its
-// operation (transactionId), and its deliveries to each hook that receives its kind.
+// One event (GET /v1/events/{id}): its JSON (pretty, with copy), the entities it names, the other
+// events of its operation (the transactionId filter), and its deliveries to each hook
+// (GET /v1/events/{id}/deliveries), with the hooks of its kind that have none yet.
 import { useQuery } from "@tanstack/react-query";
 import type { Execution, Hook } from "@waybill/sdk";
 import { Link, useParams } from "react-router";
@@ -19,31 +20,30 @@ export default function EventDetail() {
   const related = useQuery({
     queryKey: ["event-related", id],
     enabled: Boolean(transactionId),
-    queryFn: async () => (await readAll(eventsPage(api), 500)).filter((e) => e.transactionId === transactionId && e.id !== id),
+    queryFn: async () => (await readAll(eventsPage(api, { transactionId }), 500)).filter((e) => e.id !== id),
   });
   const deliveries = useQuery({
     queryKey: ["event-deliveries", id],
     enabled: Boolean(event.data),
     queryFn: async () => {
-      const hooks = (
-        await readAll<Hook>(async (cursor) => (await api.GET("/hooks", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!)
-      ).filter((h) => h.on === event.data?.kind || event.data?.hookId === h.id);
-      const perHook = await Promise.all(
-        hooks.map(async (hook) => ({
-          hook,
-          attempts: ((await api.GET("/hooks/{id}/executions", { params: { path: { id: hook.id }, query: { limit: 100 } } })).data!.data as Execution[]).filter(
-            (e) => e.eventId === id,
-          ),
-        })),
-      );
-      return perHook;
+      const [attempts, hooks] = await Promise.all([
+        readAll<Execution>(
+          async (cursor) =>
+            (await api.GET("/events/{id}/deliveries", { params: { path: { id }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!,
+        ),
+        readAll<Hook>(async (cursor) => (await api.GET("/hooks", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })).data!),
+      ]);
+      // Every hook that got an attempt (newest first), and those of the event's kind that got none yet.
+      return hooks
+        .filter((hook) => hook.on === event.data?.kind || attempts.some((a) => a.hookId === hook.id))
+        .map((hook) => ({ hook, attempts: attempts.filter((a) => a.hookId === hook.id) }));
     },
   });
   return (
     <QueryView query={event} what="the event">
       {(e: LoggedEvent | null) =>
         e === null ? (
-          <Empty title={`No event ${id} in the recent log.`}>It may be older than the pages the console reads, or belong to another tenant.</Empty>
+          <Empty title={`No event ${id} in the event log.`}>It may be older than the log keeps (30 days by default), or belong to another tenant.</Empty>
         ) : (
           <section aria-labelledby="event-title">
             <PageHeader titleId="event-title" back={{ to: "/events", label: "Events" }} title={e.kind} description={`${when(e.time)} · ${e.id}`} />

@@ -1,5 +1,6 @@
-// The tenant's event log: live as events happen, filtered by kind (the API's filter) and by the
-// entity an event is about or the operation (transactionId) it belongs to; each opens its detail.
+// The tenant's event log: live as events happen, filtered by kind, by the entity an event is
+// about and by the operation (transactionId) it belongs to, all three the API's filters (live
+// events are matched here); each opens its detail.
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -11,12 +12,26 @@ import { PageHeader } from "../components/page-header.js";
 import { Empty, QueryView } from "../components/states.js";
 import { useEventKinds } from "../data/kinds.js";
 import { useLiveEvents } from "../data/live.js";
-import { entityIds, eventsPage, type LoggedEvent, pathOf, usePaged } from "../data/queries.js";
+import { DEVICE_ID, ENTITY_ID, type EventsFilter, entityIds, eventsPage, type LoggedEvent, type Page, pathOf, usePaged } from "../data/queries.js";
 import { useApi } from "../session.js";
 
+/**
+ * The server's filters for what the toolbar holds: an entity id (ord_…, prd_…) is `entityId`,
+ * anything else a device's id (`deviceId`, e.g. shelf-12); null when the text can be neither.
+ */
+export function serverFilter(kind: string, entity: string, transactionId: string): EventsFilter | null {
+  const filter: EventsFilter = { ...(kind ? { kind } : {}), ...(transactionId ? { transactionId } : {}) };
+  if (!entity) return filter;
+  if (ENTITY_ID.test(entity)) return { ...filter, entityId: entity };
+  // An id of ours still being typed is no device's: nothing to ask until it is whole.
+  if (/^(ord|shp|prd|cus|hook)_/.test(entity)) return null;
+  return DEVICE_ID.test(entity) ? { ...filter, deviceId: entity } : null;
+}
+
+/** Whether a live event belongs in the filtered list (the stream filters by kind only). */
 export function matches(event: LoggedEvent, entity: string, transactionId: string): boolean {
   if (transactionId && event.transactionId !== transactionId) return false;
-  if (entity && !entityIds(event).some((id) => id.toLowerCase().includes(entity.toLowerCase()))) return false;
+  if (entity && !entityIds(event).includes(entity)) return false;
   return true;
 }
 
@@ -28,7 +43,8 @@ export default function Events() {
   const entity = params.get("entity") ?? "";
   const transactionId = params.get("transactionId") ?? "";
   const kinds = useEventKinds();
-  const log = usePaged(["events", kind], eventsPage(api, kind || undefined));
+  const filter = serverFilter(kind, entity, transactionId);
+  const log = usePaged(["events", filter], filter ? eventsPage(api, filter) : async (): Promise<Page<LoggedEvent>> => ({ data: [], nextCursor: null }));
   const [live, setLive] = useState<LoggedEvent[]>([]);
   const open = useLiveEvents(kind ? [kind] : [], (e) => {
     client.setQueryData(["event", e.id], e);
@@ -90,10 +106,16 @@ export default function Events() {
           all.length === 0 ? (
             <Empty
               icon={Activity}
-              title={kind || entity || transactionId ? "No loaded event matches." : "No events yet."}
+              title={
+                !filter
+                  ? "Not an order, shipment, product, customer, hook or device id."
+                  : kind || entity || transactionId
+                    ? "No event matches."
+                    : "No events yet."
+              }
               cli={`waybill listen${kind ? ` --kind ${kind}` : ""}`}
             >
-              {kind || entity || transactionId ? "Load more, or change the filters." : "Events appear here as orders, stock, devices and hooks change."}
+              {kind || entity || transactionId ? "Change the filters." : "Events appear here as orders, stock, devices and hooks change."}
             </Empty>
           ) : (
             <DataList<LoggedEvent>

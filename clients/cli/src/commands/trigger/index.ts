@@ -8,6 +8,7 @@ import { action, type Context } from "../../context.js";
 import { UsageError, withHint } from "../../errors.js";
 import { examples } from "../../help.js";
 import { positiveInt } from "../../options.js";
+import { collect } from "../../pagination.js";
 import { sleep } from "../../stop-signal.js";
 import { VERSION } from "../../version.js";
 import { createFixtures, type Fixtures, isForbidden } from "./fixtures.js";
@@ -20,6 +21,8 @@ interface TriggerOptions {
 }
 
 const ALPHANUMERIC = "0123456789abcdefghijklmnopqrstuvwxyz";
+/** Ids GET /v1/events?entityId= takes: those an event's payload names an entity by. */
+const ENTITY_ID = /^(ord|shp|prd|cus|hook)_[0-9a-z]{26}$/;
 const newTransactionId = () => `txn_${[...randomBytes(26)].map((b) => ALPHANUMERIC[b % 36]).join("")}`;
 
 export function registerTrigger(program: Command): void {
@@ -98,29 +101,29 @@ async function trigger(context: Context, kind: string, options: TriggerOptions):
  * one of `kind` is recorded, then briefly for the rest of the chain.
  */
 async function eventsOf(api: WaybillClient, fixtures: Fixtures, transactionId: string, kind: string, since: string, timeoutMs: number): Promise<EventRecord[]> {
-  const ids = new Set(fixtures.created.filter((c) => !c.shared).map((c) => c.id));
+  const entities = fixtures.created.filter((c) => !c.shared && ENTITY_ID.test(c.id)).map((c) => c.id);
+  const devices = [...new Set(fixtures.created.filter((c) => c.what === "device reading").map((c) => c.id))];
   // A device reading names the trigger's tag in its payload.
   const tagged = (e: EventRecord) => (e.reading as { trigger?: unknown } | undefined)?.trigger === fixtures.tag;
-  const ours = (e: EventRecord) => e.transactionId === transactionId || tagged(e) || Object.values(e).some((v) => typeof v === "string" && ids.has(v));
   const deadline = Date.now() + timeoutMs;
   let settleUntil: number | undefined;
   for (;;) {
-    const found = await recentEvents(api, since, ours);
+    const lists = await Promise.all([
+      eventsWhere(api, { transactionId }),
+      ...entities.map((entityId) => eventsWhere(api, { entityId })),
+      ...devices.map(async (deviceId) => (await eventsWhere(api, { deviceId, after: since })).filter(tagged)),
+    ]);
+    const found = [...new Map(lists.flat().map((e) => [e.id, e])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
     if (settleUntil === undefined && found.some((e) => e.kind === kind)) settleUntil = Date.now() + 500;
     if ((settleUntil !== undefined && Date.now() >= settleUntil) || Date.now() >= deadline) return found;
     await sleep(250);
   }
 }
 
-async function recentEvents(api: WaybillClient, since: string, keep: (e: EventRecord) => boolean): Promise<EventRecord[]> {
-  const kept: EventRecord[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 10; pages++) {
-    const page = await data(api.GET("/events", { params: { query: { after: since, limit: 100, ...(cursor ? { cursor } : {}) } as never } }));
-    kept.push(...page.data.filter(keep));
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
-  }
-  // Oldest first: the order they happened in.
-  return kept.reverse();
+/** The events of one server-side filter (a few pages at most: one trigger causes a handful). */
+async function eventsWhere(
+  api: WaybillClient,
+  filter: { transactionId?: string; entityId?: string; deviceId?: string; after?: string },
+): Promise<EventRecord[]> {
+  return collect(1_000, (query) => data(api.GET("/events", { params: { query: { ...query, ...filter } } })));
 }

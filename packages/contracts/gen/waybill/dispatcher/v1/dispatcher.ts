@@ -32,7 +32,19 @@ export interface ListEventsRequest {
   /** Only events after this point: an event id (evt_…, compared by id) or an ISO 8601 date or date-time. */
   after?: string | undefined;
   limit: number;
-  cursor?: string | undefined;
+  cursor?:
+    | string
+    | undefined;
+  /** Only the events of this transaction (txn_…). */
+  transactionId?:
+    | string
+    | undefined;
+  /** Only the events naming this order, shipment, product, customer or hook id in their payload. */
+  entityId?:
+    | string
+    | undefined;
+  /** Only the events of this device (the id it connects with). */
+  deviceId?: string | undefined;
 }
 
 export interface ListEventsResponse {
@@ -42,6 +54,28 @@ export interface ListEventsResponse {
    * (see ListOrdersResponse.data_json; the same on the wire).
    */
   eventsJson: Buffer[];
+  nextCursor?: string | undefined;
+}
+
+export interface GetEventRequest {
+  tenantId: string;
+  id: string;
+}
+
+export interface GetEventResponse {
+  /** The event's JSON document, as in ListEventsResponse.events_json. */
+  eventJson: Buffer;
+}
+
+export interface ListEventExecutionsRequest {
+  tenantId: string;
+  eventId: string;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListEventExecutionsResponse {
+  data: Execution[];
   nextCursor?: string | undefined;
 }
 
@@ -219,7 +253,16 @@ export interface RecoverHookResponse {
 }
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { tenantId: "", kind: undefined, after: undefined, limit: 0, cursor: undefined };
+  return {
+    tenantId: "",
+    kind: undefined,
+    after: undefined,
+    limit: 0,
+    cursor: undefined,
+    transactionId: undefined,
+    entityId: undefined,
+    deviceId: undefined,
+  };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
@@ -238,6 +281,15 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     }
     if (message.cursor !== undefined) {
       writer.uint32(42).string(message.cursor);
+    }
+    if (message.transactionId !== undefined) {
+      writer.uint32(50).string(message.transactionId);
+    }
+    if (message.entityId !== undefined) {
+      writer.uint32(58).string(message.entityId);
+    }
+    if (message.deviceId !== undefined) {
+      writer.uint32(66).string(message.deviceId);
     }
     return writer;
   },
@@ -295,6 +347,30 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             message.cursor = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.transactionId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.entityId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.deviceId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -318,6 +394,21 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
       after: isSet(object.after) ? globalThis.String(object.after) : undefined,
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
       cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      transactionId: isSet(object.transactionId)
+        ? globalThis.String(object.transactionId)
+        : isSet(object.transaction_id)
+        ? globalThis.String(object.transaction_id)
+        : undefined,
+      entityId: isSet(object.entityId)
+        ? globalThis.String(object.entityId)
+        : isSet(object.entity_id)
+        ? globalThis.String(object.entity_id)
+        : undefined,
+      deviceId: isSet(object.deviceId)
+        ? globalThis.String(object.deviceId)
+        : isSet(object.device_id)
+        ? globalThis.String(object.device_id)
+        : undefined,
     };
   },
 
@@ -338,6 +429,15 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     if (message.cursor !== undefined) {
       obj.cursor = message.cursor;
     }
+    if (message.transactionId !== undefined) {
+      obj.transactionId = message.transactionId;
+    }
+    if (message.entityId !== undefined) {
+      obj.entityId = message.entityId;
+    }
+    if (message.deviceId !== undefined) {
+      obj.deviceId = message.deviceId;
+    }
     return obj;
   },
 
@@ -351,6 +451,9 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     message.after = object.after ?? undefined;
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? undefined;
+    message.transactionId = object.transactionId ?? undefined;
+    message.entityId = object.entityId ?? undefined;
+    message.deviceId = object.deviceId ?? undefined;
     return message;
   },
 };
@@ -443,6 +546,382 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListEventsResponse>, I>>(object: I): ListEventsResponse {
     const message = createBaseListEventsResponse();
     message.eventsJson = object.eventsJson?.map((e) => e) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetEventRequest(): GetEventRequest {
+  return { tenantId: "", id: "" };
+}
+
+export const GetEventRequest: MessageFns<GetEventRequest> = {
+  encode(message: GetEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetEventRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventRequest>, I>>(base?: I): GetEventRequest {
+    return GetEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventRequest>, I>>(object: I): GetEventRequest {
+    const message = createBaseGetEventRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventResponse(): GetEventResponse {
+  return { eventJson: Buffer.alloc(0) };
+}
+
+export const GetEventResponse: MessageFns<GetEventResponse> = {
+  encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventJson.length !== 0) {
+      writer.uint32(10).bytes(message.eventJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventJson = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventResponse {
+    return {
+      eventJson: isSet(object.eventJson)
+        ? Buffer.from(bytesFromBase64(object.eventJson))
+        : isSet(object.event_json)
+        ? Buffer.from(bytesFromBase64(object.event_json))
+        : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: GetEventResponse): unknown {
+    const obj: any = {};
+    if (message.eventJson.length !== 0) {
+      obj.eventJson = base64FromBytes(message.eventJson);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventResponse>, I>>(base?: I): GetEventResponse {
+    return GetEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventResponse>, I>>(object: I): GetEventResponse {
+    const message = createBaseGetEventResponse();
+    message.eventJson = object.eventJson ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseListEventExecutionsRequest(): ListEventExecutionsRequest {
+  return { tenantId: "", eventId: "", limit: 0, cursor: undefined };
+}
+
+export const ListEventExecutionsRequest: MessageFns<ListEventExecutionsRequest> = {
+  encode(message: ListEventExecutionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenantId !== "") {
+      writer.uint32(10).string(message.tenantId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(34).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventExecutionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventExecutionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventExecutionsRequest {
+    return {
+      tenantId: isSet(object.tenantId)
+        ? globalThis.String(object.tenantId)
+        : isSet(object.tenant_id)
+        ? globalThis.String(object.tenant_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: ListEventExecutionsRequest): unknown {
+    const obj: any = {};
+    if (message.tenantId !== "") {
+      obj.tenantId = message.tenantId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEventExecutionsRequest>, I>>(base?: I): ListEventExecutionsRequest {
+    return ListEventExecutionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEventExecutionsRequest>, I>>(object: I): ListEventExecutionsRequest {
+    const message = createBaseListEventExecutionsRequest();
+    message.tenantId = object.tenantId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListEventExecutionsResponse(): ListEventExecutionsResponse {
+  return { data: [], nextCursor: undefined };
+}
+
+export const ListEventExecutionsResponse: MessageFns<ListEventExecutionsResponse> = {
+  encode(message: ListEventExecutionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.data) {
+      Execution.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventExecutionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventExecutionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data.push(Execution.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEventExecutionsResponse {
+    return {
+      data: globalThis.Array.isArray(object?.data) ? object.data.map((e: any) => Execution.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListEventExecutionsResponse): unknown {
+    const obj: any = {};
+    if (message.data?.length) {
+      obj.data = message.data.map((e) => Execution.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEventExecutionsResponse>, I>>(base?: I): ListEventExecutionsResponse {
+    return ListEventExecutionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEventExecutionsResponse>, I>>(object: I): ListEventExecutionsResponse {
+    const message = createBaseListEventExecutionsResponse();
+    message.data = object.data?.map((e) => Execution.fromPartial(e)) || [];
     message.nextCursor = object.nextCursor ?? undefined;
     return message;
   },
@@ -3171,6 +3650,31 @@ export const DispatcherServiceService = {
     responseSerialize: (value: ListEventsResponse): Buffer => Buffer.from(ListEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
   },
+  /** One event of the tenant's log (NOT_FOUND / event_not_found otherwise). */
+  getEvent: {
+    path: "/waybill.dispatcher.v1.DispatcherService/GetEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEventRequest): Buffer => Buffer.from(GetEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventRequest => GetEventRequest.decode(value),
+    responseSerialize: (value: GetEventResponse): Buffer => Buffer.from(GetEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEventResponse => GetEventResponse.decode(value),
+  },
+  /**
+   * An event's execution records, every hook's, newest first (NOT_FOUND / event_not_found when
+   * the event is not in the tenant's log).
+   */
+  listEventExecutions: {
+    path: "/waybill.dispatcher.v1.DispatcherService/ListEventExecutions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEventExecutionsRequest): Buffer =>
+      Buffer.from(ListEventExecutionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEventExecutionsRequest => ListEventExecutionsRequest.decode(value),
+    responseSerialize: (value: ListEventExecutionsResponse): Buffer =>
+      Buffer.from(ListEventExecutionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEventExecutionsResponse => ListEventExecutionsResponse.decode(value),
+  },
   /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
   createHook: {
     path: "/waybill.dispatcher.v1.DispatcherService/CreateHook" as const,
@@ -3287,6 +3791,13 @@ export const DispatcherServiceService = {
 export interface DispatcherServiceServer extends UntypedServiceImplementation {
   /** The tenant's event log, newest first, for reconciliation. */
   listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
+  /** One event of the tenant's log (NOT_FOUND / event_not_found otherwise). */
+  getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
+  /**
+   * An event's execution records, every hook's, newest first (NOT_FOUND / event_not_found when
+   * the event is not in the tenant's log).
+   */
+  listEventExecutions: handleUnaryCall<ListEventExecutionsRequest, ListEventExecutionsResponse>;
   /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
   createHook: handleUnaryCall<CreateHookRequest, CreateHookResponse>;
   /** Newest first. */
@@ -3330,6 +3841,41 @@ export interface DispatcherServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  /** One event of the tenant's log (NOT_FOUND / event_not_found otherwise). */
+  getEvent(
+    request: GetEventRequest,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An event's execution records, every hook's, newest first (NOT_FOUND / event_not_found when
+   * the event is not in the tenant's log).
+   */
+  listEventExecutions(
+    request: ListEventExecutionsRequest,
+    callback: (error: ServiceError | null, response: ListEventExecutionsResponse) => void,
+  ): ClientUnaryCall;
+  listEventExecutions(
+    request: ListEventExecutionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEventExecutionsResponse) => void,
+  ): ClientUnaryCall;
+  listEventExecutions(
+    request: ListEventExecutionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEventExecutionsResponse) => void,
   ): ClientUnaryCall;
   /** Creates an active hook; the answer is the only place (with rotation) its secret appears. */
   createHook(
