@@ -68,6 +68,12 @@ describe("publishDurable", () => {
     expect(writes).toBe(1);
   });
 
+  it("keeps thousands of publishes awaiting their answers at once", async () => {
+    const acks = await Promise.all(Array.from({ length: 3_000 }, (_, i) => publishDurable(bus, subject("many"), String(i), { msgId: `many-${i}` })));
+    expect(new Set(acks.map((a) => a.seq)).size).toBe(3_000);
+    expect(acks.every((a) => !a.duplicate)).toBe(true);
+  });
+
   it("rejects only the publish no stream stored", async () => {
     const results = await Promise.allSettled([
       publishDurable(bus, subject("c"), "1", { msgId: "c-1" }),
