@@ -128,7 +128,7 @@ try {
     `gateway msg/s ${spread(perRun.gateway)}; bare JetStream publish ${spread(perRun.bare)}; processed end to end ${spread(perRun.processed)} readings/s, drain after the gateway phase ${spread(perRun.drainS, 1)} s\n`,
   );
   const runsOf = (values: number[]) => `runs: ${values.map((r) => r.toFixed(2)).join(", ")}`;
-  process.stdout.write(ratioLine("gateway / bare JetStream publish", median(perRun.vsBare), 0.5, runsOf(perRun.vsBare)));
+  process.stdout.write(ratioLine("gateway / bare JetStream publish", median(perRun.vsBare), 0.8, runsOf(perRun.vsBare)));
   process.stdout.write(ratioLine("readings processed / ingested", median(perRun.endToEnd), 0.8, runsOf(perRun.endToEnd)));
 } finally {
   for (const device of devices) await device.endAsync(true).catch(() => {});

@@ -15,6 +15,7 @@ import {
 } from "@nats-io/jetstream";
 import { currentContext } from "./context.js";
 import type { Logger } from "./logger.js";
+import { ackInboxOf, type AckedPublish } from "./jetstream-acks.js";
 import { endPublishSpan, publishSpan, rememberPublisher } from "./nats-tracing.js";
 
 export type { NatsConnection, JetStreamClient, JetStreamManager, MsgHdrs };
@@ -257,9 +258,9 @@ export interface PublishOptions {
  * reading of a device, each committed outbox batch) left in one socket write each, about a fifth of
  * the gateway's CPU per reading. Held until the turn ends, they leave in one.
  */
-const heldPublishes = new WeakMap<Bus, (() => void)[]>();
+const heldPublishes = new WeakMap<Bus, AckedPublish[]>();
 
-/** Publishes to JetStream and waits for the stream's acknowledgement. */
+/** Publishes to JetStream and waits for the stream's acknowledgement (jetstream-acks.ts). */
 export function publishDurable(bus: Bus, subject: string, data: Uint8Array | string, options: PublishOptions): Promise<{ duplicate: boolean; seq: number }> {
   return new Promise((resolve, reject) => {
     let held = heldPublishes.get(bus);
@@ -269,32 +270,31 @@ export function publishDurable(bus: Bus, subject: string, data: Uint8Array | str
       setImmediate(() => sendHeldPublishes(bus));
     }
     const span = publishSpan(bus, subject, options.msgId, options.headers);
-    held.push(() =>
-      bus.js.publish(subject, data, { msgID: options.msgId, headers: options.headers, timeout: options.timeoutMs ?? 5_000 }).then(
-        (ack) => {
-          if (span) endPublishSpan(span, ack.stream);
-          resolve({ duplicate: ack.duplicate, seq: ack.seq });
-        },
-        (error: unknown) => {
-          if (span) endPublishSpan(span, undefined, error);
-          reject(error);
-        },
-      ),
-    );
+    held.push({
+      subject,
+      data,
+      msgId: options.msgId,
+      headers: options.headers,
+      timeoutMs: options.timeoutMs ?? 5_000,
+      resolve: span
+        ? (ack) => {
+            endPublishSpan(span, ack.stream);
+            resolve(ack);
+          }
+        : resolve,
+      reject: span
+        ? (error) => {
+            endPublishSpan(span, undefined, error);
+            reject(error);
+          }
+        : reject,
+    });
   });
 }
 
 function sendHeldPublishes(bus: Bus): void {
   const held = heldPublishes.get(bus) ?? [];
   heldPublishes.delete(bus);
-  // nats.js builds an Error for every request, in case it fails; capturing its stack (nats.js
-  // internals only) was about half of a publish's CPU in the gateway's profile. Nothing else runs
-  // while this loop does.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    for (const send of held) send();
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
+  const inbox = ackInboxOf(bus.nc);
+  for (const publish of held) inbox.send(publish);
 }

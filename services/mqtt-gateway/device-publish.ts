@@ -77,28 +77,36 @@ export function createDevicePublishHandler(deps: DevicePublishDeps): AuthorizePu
         : undefined;
     // A persistent session resends an unacknowledged publish under the same packet id.
     const messageId = attempt && retransmissions.messageIdFor(attempt, !client.clean || packet.dup);
+    const span = devicePublishSpan(logger, ref, channel, packet.qos);
+    const store = () =>
+      endWith(
+        span,
+        inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, payloadText: parsed.text, messageId })),
+      );
     // Stamped and stored once the session's device.connected is committed, so that a reading
     // sent right after CONNACK is never timed before (nor sent out before) its session's start.
-    const span = devicePublishSpan(logger, ref, channel, packet.qos);
-    const write = endWith(
-      span,
-      (session.connected ?? Promise.resolve()).then(() =>
-        inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, messageId })),
-      ),
-    ).then(() => void stored.inc());
+    const write = session.connectedSettled ? store() : (session.connected ?? Promise.resolve()).then(store);
     if (packet.qos === 0) {
-      write.catch((error: Error) => logger.warn({ err: error.message }, "QoS 0 device message lost"));
+      write.then(
+        () => void stored.inc(),
+        (error: Error) => logger.warn({ err: error.message }, "QoS 0 device message lost"),
+      );
       return done(null);
     }
     // QoS 1/2: no PUBACK before the store confirmed; on failure the connection closes and
     // the device resends the unacknowledged message after reconnecting.
     write.then(
       () => {
+        stored.inc();
         // On a closed connection the PUBACK is lost: keep the id for the resend that follows.
-        if (attempt && !client.closed) retransmissions.acknowledged(attempt);
+        if (attempt) {
+          if (client.closed) retransmissions.unacknowledged(attempt);
+          else retransmissions.acknowledged(attempt);
+        }
         done(null);
       },
       (error: Error) => {
+        if (attempt) retransmissions.unacknowledged(attempt);
         logger.warn({ err: error.message, deviceId: session.deviceId }, "device message not stored; withholding acknowledgement");
         done(error);
       },

@@ -24,6 +24,8 @@ export interface DeviceSession {
   token: string;
   /** The registry write of the connect, so the disconnect and the session's messages come after it. */
   connected?: Promise<void>;
+  /** That write has settled: messages go out at once, without waiting on the promise. */
+  connectedSettled?: boolean;
   expiry?: NodeJS.Timeout;
 }
 
@@ -107,6 +109,9 @@ export function createDeviceSessions(deps: DeviceSessionsDeps): DeviceSessions {
       const live = clientsByToken.get(session.principal.credentialId) ?? new Set<Client>();
       clientsByToken.set(session.principal.credentialId, live.add(client));
       session.connected = track(deps.presence.connected(deviceRefOf(session)), "connect", deviceRefOf(session));
+      void session.connected.then(() => {
+        session.connectedSettled = true;
+      });
       // A revocation that arrived between the token check and now found no connection to close.
       if (revoked.has(session.principal.credentialId)) return end(client, "revoked");
       armExpiry(client, session);

@@ -18,34 +18,38 @@ export interface PublishDeviceMessageInput {
   tokenId: string;
   channel: string[];
   payload: Record<string, unknown>;
+  /** The payload's JSON text as received (parseDevicePayload's `text`): stored as it is rather than serialised again. */
+  payloadText?: string;
   /** A caller's retry key: the same key stores the message once within the duplicate window. */
   dedupKey?: string;
   /** The stored id chosen by the caller (an MQTT resend reuses its first attempt's). */
   messageId?: string;
 }
 
-export async function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput): Promise<StoredDeviceMessage> {
+export function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput): Promise<StoredDeviceMessage> {
   const receivedAt = new Date().toISOString();
-  const message: IngressMessage = {
-    tenantId: input.tenantId,
-    deviceId: input.deviceId,
-    tokenId: input.tokenId,
-    channel: input.channel,
-    receivedAt,
-    payload: input.payload,
-  };
   const messageId =
     input.messageId ??
     (input.dedupKey
       ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}`
       : `dm-${newUlid()}`);
   const subject = bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel);
-  await publishDurable(bus, subject, JSON.stringify(message), {
+  return publishDurable(bus, subject, envelopeJson(input, receivedAt), {
     msgId: messageId,
     headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
-  }).catch((error: Error) => {
-    // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).
-    throw appError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`, { cause: error });
-  });
-  return { messageId, receivedAt };
+  }).then(
+    () => ({ messageId, receivedAt }),
+    (error: Error) => {
+      // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).
+      throw appError("ingress_unavailable", `The device message could not be stored (${error.message}); retry.`, { cause: error });
+    },
+  );
+}
+
+/** The IngressMessage as JSON, payload last; a payload's text as received goes in unchanged (it is a JSON object: parseDevicePayload). */
+function envelopeJson(input: PublishDeviceMessageInput, receivedAt: string): string {
+  const { tenantId, deviceId, tokenId, channel, payload, payloadText } = input;
+  if (payloadText === undefined) return JSON.stringify({ tenantId, deviceId, tokenId, channel, receivedAt, payload } satisfies IngressMessage);
+  const head = JSON.stringify({ tenantId, deviceId, tokenId, channel, receivedAt } satisfies Omit<IngressMessage, "payload">);
+  return `${head.slice(0, -1)},"payload":${payloadText}}`;
 }

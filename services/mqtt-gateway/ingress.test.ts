@@ -4,9 +4,9 @@ import { MAX_DEVICE_PAYLOAD_BYTES, parseDevicePayload } from "./ingress.js";
 describe("parseDevicePayload", () => {
   it("accepts a JSON object valid for its channel, from a buffer or a string", () => {
     const body = { productId: "prd_1", onHand: 12 };
-    expect(parseDevicePayload(Buffer.from(JSON.stringify(body)), "inventory")).toEqual({ ok: true, value: body });
-    expect(parseDevicePayload(JSON.stringify(body), "inventory")).toEqual({ ok: true, value: body });
-    expect(parseDevicePayload("{}", "telemetry")).toEqual({ ok: true, value: {} });
+    expect(parseDevicePayload(Buffer.from(JSON.stringify(body)), "inventory")).toEqual({ ok: true, value: body, text: JSON.stringify(body) });
+    expect(parseDevicePayload(JSON.stringify(body), "inventory")).toEqual({ ok: true, value: body, text: JSON.stringify(body) });
+    expect(parseDevicePayload(" {}\n", "telemetry")).toEqual({ ok: true, value: {}, text: " {}\n" });
     expect(parseDevicePayload('{"trackingNumber":"T-1","status":"delivered"}', "shipments").ok).toBe(true);
   });
 

@@ -21,15 +21,17 @@ export type DropReason = (typeof DROP_REASONS)[number];
 
 const CHANNEL_SCHEMAS = { inventory: inventoryReadingSchema, shipments: shipmentScanSchema, telemetry: telemetrySchema } as const;
 
-export type ParsedPayload = { ok: true; value: Record<string, unknown> } | { ok: false; reason: DropReason; detail: string };
+/** `text`: the payload as received, the JSON text of `value`, stored as it is (ingress-publisher.ts). */
+export type ParsedPayload = { ok: true; value: Record<string, unknown>; text: string } | { ok: false; reason: DropReason; detail: string };
 
 /** Parses a device payload for `channel`: a JSON object of bounded size valid for the channel, or why not. */
 export function parseDevicePayload(payload: Buffer | string, channel: DeviceChannel): ParsedPayload {
   const size = typeof payload === "string" ? Buffer.byteLength(payload) : payload.length;
   if (size > MAX_DEVICE_PAYLOAD_BYTES) return { ok: false, reason: "oversized", detail: `payload over ${MAX_DEVICE_PAYLOAD_BYTES} bytes` };
+  const text = payload.toString();
   let value: unknown;
   try {
-    value = JSON.parse(payload.toString());
+    value = JSON.parse(text);
   } catch {
     return { ok: false, reason: "malformed_json", detail: "payload is not JSON" };
   }
@@ -38,5 +40,5 @@ export function parseDevicePayload(payload: Buffer | string, channel: DeviceChan
   const checked = CHANNEL_SCHEMAS[channel].safeParse(value);
   if (!checked.success) return { ok: false, reason: "invalid_payload", detail: issuesOf(checked.error) };
   // The object as sent is stored: consumers read it with the same schema.
-  return { ok: true, value: value as Record<string, unknown> };
+  return { ok: true, value: value as Record<string, unknown>, text };
 }

@@ -13,7 +13,8 @@ export interface LastSeenWriter {
 }
 
 export function createLastSeenWriter(pool: Pool, logger: Logger, intervalMs = LAST_SEEN_FLUSH_MS): LastSeenWriter {
-  let pending = new Map<string, Sighting>();
+  // The time as a number, updated in place: a busy device costs no allocation per message.
+  let pending = new Map<string, DeviceRef & { at: number }>();
   let flushing: Promise<void> = Promise.resolve();
 
   const flush = () => {
@@ -22,7 +23,10 @@ export function createLastSeenWriter(pool: Pool, logger: Logger, intervalMs = LA
       const batch = pending;
       pending = new Map();
       try {
-        await recordSightings(pool, [...batch.values()]);
+        await recordSightings(
+          pool,
+          Array.from(batch.values(), (mark): Sighting => ({ ...mark, at: new Date(mark.at) })),
+        );
       } catch (error) {
         // Put them back (newer marks win) and try on the next tick.
         for (const [key, sighting] of batch) if (!pending.has(key)) pending.set(key, sighting);
@@ -36,7 +40,10 @@ export function createLastSeenWriter(pool: Pool, logger: Logger, intervalMs = LA
 
   return {
     seen(ref) {
-      pending.set(`${ref.tenantId}\u0000${ref.deviceId}`, { ...ref, at: new Date() });
+      const key = `${ref.tenantId}\u0000${ref.deviceId}`;
+      const mark = pending.get(key);
+      if (mark) mark.at = Date.now();
+      else pending.set(key, { tenantId: ref.tenantId, deviceId: ref.deviceId, tokenId: ref.tokenId, at: Date.now() });
     },
     flush,
     async stop() {

@@ -27,4 +27,23 @@ describe("retransmissions", () => {
     r.acknowledged(key(9));
     expect(r.messageIdFor(key(9), true)).not.toBe(third);
   });
+
+  it("keeps the id of an attempt that ended unacknowledged, for the same payload only", () => {
+    const r = createRetransmissions();
+    const first = r.messageIdFor(key(7), false);
+    r.unacknowledged(key(7));
+    expect(r.messageIdFor(key(7, '{"n":2}'), true)).not.toBe(first);
+    const second = r.messageIdFor(key(8), false);
+    r.unacknowledged(key(8));
+    expect(r.messageIdFor(key(8), true)).toBe(second);
+  });
+
+  it("forgets attempts older than the stream's duplicate window", () => {
+    let now = 0;
+    const r = createRetransmissions(() => now);
+    const first = r.messageIdFor(key(7), false);
+    r.unacknowledged(key(7));
+    now += 11 * 60_000;
+    expect(r.messageIdFor(key(7), true)).not.toBe(first);
+  });
 });

@@ -5,7 +5,6 @@
 // back on another gateway replica) gets a fresh id, so delivery to INGRESS is at-least-once and
 // consumers are idempotent.
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
 import { newUlid } from "@waybill/platform/ids.js";
 import { DUPLICATE_WINDOW_MS } from "@waybill/platform/nats.js";
 
@@ -24,26 +23,62 @@ export interface Retransmissions {
   messageIdFor(key: RetransmissionKey, resend: boolean): string;
   /** The PUBACK went out on a live connection: the packet id may now carry a new message. */
   acknowledged(key: RetransmissionKey): void;
+  /** The attempt ended without its PUBACK reaching the device: kept for the resend that follows. */
+  unacknowledged(key: RetransmissionKey): void;
 }
 
-export function createRetransmissions(): Retransmissions {
-  // Entries older than the stream's duplicate window would not be deduplicated anyway.
-  const attempts = new LRUCache<string, { messageId: string; digest: string }>({ max: MAX_REMEMBERED, ttl: DUPLICATE_WINDOW_MS });
+interface Attempt {
+  messageId: string;
+  topic: string;
+  /** The payload while the attempt is in flight (held by its packet anyway), compared byte for byte. */
+  payload?: string | Buffer;
+  /** Its digest once the attempt ended unacknowledged, so that no payload is kept for the resend. */
+  digest?: string;
+  at: number;
+}
+
+export function createRetransmissions(now: () => number = Date.now): Retransmissions {
+  // In insertion order, which is time order: the oldest attempts are the first to go. Hashing
+  // every payload up front (and an LRU with a timer per entry) was ~4 % of the gateway's CPU per
+  // message; only an attempt that ends without PUBACK is hashed now.
+  const attempts = new Map<string, Attempt>();
   const slot = (key: RetransmissionKey) => `${key.clientId}\u0000${key.packetId}`;
   // A different message under a reused packet id must never be taken for a resend (it would be
   // deduplicated away), so the topic and payload must match too.
-  const digestOf = (key: RetransmissionKey) => createHash("sha256").update(key.topic).update("\u0000").update(key.payload).digest("base64");
+  const digestOf = (topic: string, payload: string | Buffer) => createHash("sha256").update(topic).update("\u0000").update(payload).digest("base64");
+  const bytesOf = (payload: string | Buffer) => (typeof payload === "string" ? Buffer.from(payload) : payload);
+  const samePayload = (earlier: Attempt, payload: string | Buffer) =>
+    earlier.payload !== undefined ? bytesOf(earlier.payload).equals(bytesOf(payload)) : earlier.digest === digestOf(earlier.topic, payload);
+  // Entries older than the stream's duplicate window would not be deduplicated anyway.
+  const forgetOld = (at: number) => {
+    for (const [key, attempt] of attempts) {
+      if (attempts.size <= MAX_REMEMBERED && attempt.at > at - DUPLICATE_WINDOW_MS) return;
+      attempts.delete(key);
+    }
+  };
   return {
     messageIdFor(key, resend) {
-      const digest = digestOf(key);
-      const earlier = attempts.get(slot(key));
-      if (resend && earlier?.digest === digest) return earlier.messageId;
-      const messageId = `dm-${newUlid()}`;
-      attempts.set(slot(key), { messageId, digest });
+      const at = now();
+      const id = slot(key);
+      const earlier = attempts.get(id);
+      let messageId: string | undefined;
+      if (earlier) {
+        attempts.delete(id);
+        if (resend && earlier.at > at - DUPLICATE_WINDOW_MS && earlier.topic === key.topic && samePayload(earlier, key.payload)) messageId = earlier.messageId;
+      }
+      messageId ??= `dm-${newUlid()}`;
+      attempts.set(id, { messageId, topic: key.topic, payload: key.payload, at });
+      forgetOld(at);
       return messageId;
     },
     acknowledged(key) {
       attempts.delete(slot(key));
+    },
+    unacknowledged(key) {
+      const attempt = attempts.get(slot(key));
+      if (!attempt || attempt.payload === undefined) return;
+      attempt.digest = digestOf(attempt.topic, attempt.payload);
+      attempt.payload = undefined;
     },
   };
 }
