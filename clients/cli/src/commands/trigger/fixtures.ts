@@ -43,7 +43,15 @@ export function createFixtures(api: WaybillClient, tag: string): Fixtures {
         created.push({ what: "customer (existing)", id: existing.data[0].id, shared: true });
         return existing.data[0].id;
       }
-      return fixtures.newCustomer();
+      return fixtures.newCustomer().catch((error: unknown) => {
+        if (!isForbidden(error)) throw error;
+        // A fresh tenant with a cli token: say what is missing, not that orders are forbidden.
+        throw Object.assign(error, {
+          hint:
+            "order events need a customer and this tenant has none yet, and this token may not create one: " +
+            'create one first with an api or machine token (waybill customers create --name "…" --token api-…) or in the console, then trigger again',
+        });
+      });
     },
     async newCustomer() {
       const customer = await data(api.POST("/customers", { body: { name: `Trigger customer ${tag}` } as never }));

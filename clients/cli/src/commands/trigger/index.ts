@@ -77,7 +77,7 @@ async function trigger(context: Context, kind: string, options: TriggerOptions):
   try {
     await context.wait(`Triggering ${kind}`, recipe.run(fixtures, { deviceApi }));
   } catch (error) {
-    if (isForbidden(error)) {
+    if (isForbidden(error) && !(error as { hint?: string }).hint) {
       const credential = kind === "device.reading" && deviceApi ? "--device-token" : "the credential in use";
       throw withHint(error, `trigger ${kind} needs a token that ${recipe.needs}; ${credential} may not`);
     }
