@@ -288,8 +288,7 @@ function sendHeldPublishes(bus: Bus): void {
   const held = heldPublishes.get(bus) ?? [];
   heldPublishes.delete(bus);
   // nats.js builds an Error for every request, in case it fails; capturing its stack (nats.js
-  // internals only) costs more than the rest of the publish, and is never used when the publish
-  // succeeds. Nothing else runs
+  // internals only) was about half of a publish's CPU in the gateway's profile. Nothing else runs
   // while this loop does.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
