@@ -1,7 +1,7 @@
 // Acknowledgements of messages finished within one turn of the event loop, sent together. A
 // consumer's handlers finish one microtask after another (a batched statement resolves them all
-// at once), and nats.js writes what is pending after each of them: one socket write per ack,
-// about a tenth of the dispatcher's CPU per event. Held until the turn ends, they leave in one
+// at once), and nats.js writes what is pending after each of them: one socket write (a system
+// call) per ack, on every event. Held until the turn ends, they leave in one
 // write. A crash before that turn ends loses the acks, and JetStream redelivers those messages,
 // as it would any message whose ack was lost.
 import type { JsMsg } from "@nats-io/jetstream";

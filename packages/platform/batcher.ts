@@ -5,7 +5,7 @@
 import { createBatchQueue } from "./batch-queue.js";
 
 export const DEFAULT_MAX_BATCH = 100;
-/** One batch at a time: whatever arrives meanwhile forms the next one (measured best here). */
+/** One batch at a time: whatever arrives meanwhile forms the next one, so batches grow with the load instead of splitting it. */
 export const DEFAULT_MAX_CONCURRENT_BATCHES = 1;
 
 export interface BatcherOptions {

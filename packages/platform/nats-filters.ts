@@ -1,14 +1,14 @@
 // Which messages of a stream a durable consumer takes, and why most of ours take them all.
 //
-// nats-server 2.9 up to 2.9.14 (these machines run 2.9.10; 2.9.15 rewrote it) keeps a count of a
+// nats-server 2.9 up to 2.9.14 (2.9.15 rewrote it) keeps a count of a
 // filtered consumer's pending messages and recomputes it from the stream's last file block
 // whenever the count is unknown (filestore.go, filteredPendingLocked). For
 // a filter over many subjects (one per device, tenant or hook) it then compares every message of
 // the block against every subject, and when the consumer's position lies in the later half of that
 // block the result loses its last sequence, so the count stays unknown and the scan runs again for
 // every message delivered. A consumer info request (monitoring, our consumer health watch) is
-// enough to start it. Seen here: a readings consumer 15,000 messages behind fell from 10,000 to
-// 150 deliveries a second, with nats-server at a full core, until the stream began a new block.
+// enough to start it. A consumer far behind then delivers a small fraction of its usual rate,
+// with nats-server at a full core, until the stream begins a new block.
 // A consumer without a filter never scans: its count is the stream's own.
 //
 // So a consumer that takes a whole stream sets no filter (not the stream's wildcard, which counts

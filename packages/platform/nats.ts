@@ -255,8 +255,8 @@ export interface PublishOptions {
 /**
  * Publishes asked for within one turn of the event loop, per connection. nats.js writes what is
  * pending after each microtask that published: publishes made one handler after another (each
- * reading of a device, each committed outbox batch) left in one socket write each, about a fifth of
- * the gateway's CPU per reading. Held until the turn ends, they leave in one.
+ * reading of a device, each committed outbox batch) left in one socket write each, a system call
+ * per message. Held until the turn ends, they leave in one.
  */
 const heldPublishes = new WeakMap<Bus, AckedPublish[]>();
 

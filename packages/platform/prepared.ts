@@ -1,7 +1,7 @@
 // Named prepared statements for the hot paths. PostgreSQL parses and plans an unnamed statement on
 // every execution; for the batched statements of order creation and webhook delivery (CTEs over
-// jsonb_to_recordset) planning took 0.25–0.5 ms per call, as long as running them did
-// (pg_stat_statements with track_planning, bench:webhooks). A named statement is parsed once per
+// jsonb_to_recordset) planning takes about as long as running them (pg_stat_statements with
+// track_planning shows both). A named statement is parsed once per
 // connection, and after five executions PostgreSQL keeps a generic plan when it costs no more.
 import type pg from "pg";
 

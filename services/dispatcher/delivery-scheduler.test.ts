@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { createLogger } from "@waybill/platform/logger.js";
-import { createDeliveryScheduler, type Settlement } from "./delivery-scheduler.js";
+import { createBreakerRegistry } from "./circuit-breaker.js";
+import { createDeliveryScheduler, type DeferReason, HookLaneScheduler, type Settlement } from "./delivery-scheduler.js";
+import { PACER_MIN_DELAY_MS } from "./overflow-pacer.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 
@@ -10,8 +12,8 @@ function delivery(deliveryId: string): DeliveryMessage {
   return { deliveryId, tenantId: "ten_1", hookId: "hook_1", trigger: "event", eventId: deliveryId, eventKind: "order.created", eventJson: "{}" };
 }
 
-function settlement(): Settlement & { ack: ReturnType<typeof vi.fn>; working: ReturnType<typeof vi.fn> } {
-  return { ack: vi.fn(), handBack: vi.fn(), working: vi.fn(), keepsDelay: false, deliveryCount: 1 };
+function settlement(keepsDelay = false): Settlement & { ack: ReturnType<typeof vi.fn>; handBack: ReturnType<typeof vi.fn>; working: ReturnType<typeof vi.fn> } {
+  return { ack: vi.fn(), handBack: vi.fn(), working: vi.fn(), keepsDelay, deliveryCount: 1 };
 }
 
 const attempted = { kind: "attempted", execution: {}, retryInMs: null, receiverFault: false } as unknown as AttemptOutcome;
@@ -73,5 +75,90 @@ describe("delivery scheduler", () => {
     await vi.waitFor(() => expect(started).toEqual(["dlv_1", "dlv_2"]));
     answer("dlv_2");
     await scheduler.stop();
+  });
+});
+
+describe("delivery scheduler's transitions", () => {
+  /** A scheduler of one place and two queue places per hook (its held budget shared with one more hook), whose attempts wait for the test. */
+  function oneLane(options: { breakers?: ReturnType<typeof createBreakerRegistry> } = {}) {
+    const gated = gatedDeliverer("after the wait");
+    const deferred: DeferReason[] = [];
+    const scheduler = new HookLaneScheduler({
+      deliverer: gated.deliverer,
+      logger,
+      perHook: 1,
+      maxHeld: 4,
+      ackWaitMs: 60_000,
+      breakers: options.breakers,
+      random: () => 0,
+      onDeferred: (reason) => deferred.push(reason),
+    });
+    return { scheduler, deferred, ...gated };
+  }
+
+  it("hands back what its lane cannot hold, paced only when the source keeps the delay, and not as settled", async () => {
+    const { scheduler, deferred, release } = oneLane();
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: settlement() }); // runs
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: settlement() }); // queued
+    scheduler.submit({ delivery: delivery("dlv_3"), settle: settlement() }); // queued
+    const paced = settlement(true);
+    const unpaced = settlement(false);
+    scheduler.submit({ delivery: delivery("dlv_4"), settle: paced });
+    scheduler.submit({ delivery: delivery("dlv_5"), settle: unpaced });
+    expect(deferred).toEqual(["lane full", "lane full"]);
+    expect(paced.handBack.mock.calls[0][0]).toBeGreaterThanOrEqual(PACER_MIN_DELAY_MS);
+    expect(unpaced.handBack).toHaveBeenCalledWith(0);
+    expect(scheduler.heldCount()).toBe(3);
+    expect(scheduler.settledCount()).toBe(0);
+    release("dlv_1");
+    await vi.waitFor(() => expect(scheduler.settledCount()).toBe(1));
+    const stopping = scheduler.stop();
+    release("dlv_2");
+    await stopping;
+  });
+
+  it("hands a delivery back while its hook's breaker is open, counted as settled (a decision, not a stall)", async () => {
+    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
+    breakers.get("hook_1").admit();
+    breakers.get("hook_1").onFailure();
+    const { scheduler, deferred, started } = oneLane({ breakers });
+    const held = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: held });
+    expect(started).toEqual([]);
+    expect(deferred).toEqual(["breaker open"]);
+    expect(held.handBack.mock.calls[0][0]).toBeGreaterThanOrEqual(1_000);
+    expect(scheduler.settledCount()).toBe(1);
+    await scheduler.stop();
+  });
+
+  it("releaseQueued hands back what waits and keeps what runs", async () => {
+    const { scheduler, release } = oneLane();
+    const running = settlement();
+    const queued = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: running });
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: queued });
+    scheduler.releaseQueued("consumer gone");
+    expect(queued.handBack).toHaveBeenCalledWith(0);
+    expect(scheduler.heldCount()).toBe(1);
+    release("dlv_1");
+    await vi.waitFor(() => expect(running.ack).toHaveBeenCalledOnce());
+    await scheduler.stop();
+  });
+
+  it("stopping: hands back what is queued and whatever arrives, undelayed, and stops only once", async () => {
+    const { scheduler, release, deferred } = oneLane();
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: settlement() });
+    const queued = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: queued });
+    const stopping = scheduler.stop();
+    expect(scheduler.phase).toBe("stopping");
+    expect(queued.handBack).toHaveBeenCalledWith(0);
+    const late = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_3"), settle: late });
+    expect(late.handBack).toHaveBeenCalledWith(0);
+    expect(deferred).toEqual([]); // going back for another replica is not a deferral
+    await scheduler.stop(); // a second stop does not wait again
+    release("dlv_1");
+    await stopping;
   });
 });

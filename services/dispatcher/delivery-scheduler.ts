@@ -26,10 +26,10 @@ import type { Logger } from "@waybill/platform/logger.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { createHookLanes } from "./hook-lanes.js";
+import { createHookLanes, type HookLanes } from "./hook-lanes.js";
 import { deliverySpan, endDeliverySpan } from "./delivery-tracing.js";
 import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
-import { createOverflowPacer } from "./overflow-pacer.js";
+import { createOverflowPacer, type OverflowPacer } from "./overflow-pacer.js";
 
 /** Held deliveries are marked as in progress this often (and at least three times per ack wait). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
@@ -118,87 +118,160 @@ export interface DeliveryScheduler {
 }
 
 export function createDeliveryScheduler(options: DeliverySchedulerOptions): DeliveryScheduler {
-  const { deliverer, logger, perHook, ackWaitMs } = options;
-  const random = options.random ?? Math.random;
-  const breakers = options.breakers ?? createBreakerRegistry();
-  const maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
-  const shutdown = new AbortController();
-  let stopping = false;
-  let settled = 0;
-  let pacer = createOverflowPacer();
+  return new HookLaneScheduler(options);
+}
 
-  const defer = (settle: Settlement, delayMs: number, reason: DeferReason) => {
-    options.onDeferred?.(reason);
-    settle.handBack(Math.max(0, Math.round(delayMs)));
-  };
-  /** Deliveries begun and not yet settled, whether still in their lane or only being recorded. */
-  const finishing = new Map<HeldDelivery, Promise<void>>();
-  /** Everything held: queued or running in a lane, or past it and not yet settled. */
-  const allHeld = () => new Set([...lanes.held(), ...finishing.keys()]);
-  const lanes = createHookLanes<HeldDelivery>({ perHook, queuePerHook: MIN_QUEUE_PER_HOOK, run: (_hookId, held) => runHeld(held) });
-  const statsOf = (hookId: string): LaneStats => ({
-    averageMs: lanes.averageMs(hookId),
-    stalledMs: lanes.stalledMs(hookId),
-    activeHooks: lanes.activeHooks(),
-  });
-  const spread = (delayMs: number) => spreadDelay(delayMs, random);
-  // Not counted as settled: a lane that never finishes anything hands everything back for ever,
-  // and that must show as a stall.
-  const handBack = (hookId: string, items: HeldDelivery[]) => {
-    for (const held of items) {
-      const delay = held.settle.keepsDelay ? pacer.delayFor(hookId, lanes.backlog(hookId), paceOf(statsOf(hookId)), perHook) : 0;
-      defer(held.settle, delay, "lane full");
+/**
+ * Where the scheduler is in its life. `running`: deliveries are admitted. `stopping` (for good):
+ * whatever arrives or reaches the front of a lane is handed back at once, undelayed, for another
+ * replica or the next start to take.
+ */
+export type SchedulerPhase = "running" | "stopping";
+
+/**
+ * The scheduler's state in named fields, and one method per transition: `submit` admits (or hands
+ * back), `#start` takes a delivery out of its lane's queue, `#attempt` decides it, `#finish` and
+ * `#defer` settle it, `#handBackOverflow` returns what a lane cannot hold, `#breakerOpened` and
+ * `#shedSlowLanes` return what a lane should no longer hold, `releaseQueued` and
+ * `stop` drain the queues.
+ */
+export class HookLaneScheduler implements DeliveryScheduler {
+  #phase: SchedulerPhase = "running";
+  /**
+   * Deliveries settled by a decision (an attempt's end, or an open breaker at admission): the
+   * health watch's sign of progress. Hand-backs for want of room are not counted: a lane that never
+   * finishes anything hands everything back for ever, and that must show as a stall.
+   */
+  #settled = 0;
+  /**
+   * When each hook's next handed-back delivery should return. Replaced after a disruption: the
+   * hand-backs it paced may have been lost with the connection, and their slots would only push
+   * later ones further out.
+   */
+  #pacer: OverflowPacer = createOverflowPacer();
+  /**
+   * Deliveries begun and not yet settled, whether still in their lane or past it and being
+   * recorded: they are heartbeated and awaited at shutdown like what runs in a lane.
+   */
+  readonly #finishing = new Map<HeldDelivery, Promise<void>>();
+  readonly #lanes: HookLanes<HeldDelivery>;
+  readonly #breakers: BreakerRegistry;
+  readonly #options: DeliverySchedulerOptions;
+  readonly #random: () => number;
+  readonly #maxHeld: number;
+  /** Aborts the attempts still running when the shutdown grace ends. */
+  readonly #shutdown = new AbortController();
+  readonly #heartbeat: NodeJS.Timeout;
+  readonly #shedding: NodeJS.Timeout;
+
+  constructor(options: DeliverySchedulerOptions) {
+    this.#options = options;
+    this.#random = options.random ?? Math.random;
+    this.#breakers = options.breakers ?? createBreakerRegistry();
+    this.#maxHeld = options.maxHeld ?? DEFAULT_MAX_HELD;
+    this.#lanes = createHookLanes<HeldDelivery>({
+      perHook: options.perHook,
+      queuePerHook: MIN_QUEUE_PER_HOOK,
+      run: (_hookId, held) => this.#start(held),
+    });
+    this.#heartbeat = setInterval(() => this.#heartbeatHeld(), Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(options.ackWaitMs / 3)));
+    this.#heartbeat.unref();
+    this.#shedding = setInterval(() => this.#shedSlowLanes(), SHED_INTERVAL_MS);
+    this.#shedding.unref();
+  }
+
+  get phase(): SchedulerPhase {
+    return this.#phase;
+  }
+
+  /** Admission: an open breaker or a slow hook hands the delivery back; otherwise its lane takes it if it has room. */
+  submit(held: HeldDelivery, limits: { waitBudgetMs?: number; maxPaceMs?: number; heldBudget?: number } = {}): void {
+    const { hookId } = held.delivery;
+    if (this.#phase === "stopping") {
+      held.settle.handBack(0);
+      return;
     }
-  };
+    const blockedFor = this.#breakers.get(hookId).blockedForMs();
+    if (blockedFor > 0) {
+      this.#settled += 1;
+      this.#defer(held.settle, this.#spread(blockedFor), "breaker open");
+      return;
+    }
+    const stats = this.#statsOf(hookId);
+    const tooSlow = limits.maxPaceMs !== undefined && (paceOf(stats) ?? 0) > limits.maxPaceMs;
+    const limit = queueLimit(stats, this.#options.perHook, limits.heldBudget ?? this.#maxHeld, limits.waitBudgetMs ?? HELD_HORIZON_MS);
+    if (tooSlow || this.#lanes.submit(hookId, held, limit) === "full") this.#handBackOverflow(hookId, held);
+  }
+
+  whenBelow(count: number): Promise<void> {
+    return this.#lanes.whenBelow(count);
+  }
+
+  heldCount(): number {
+    return this.#lanes.heldCount();
+  }
+
+  settledCount(): number {
+    return this.#settled;
+  }
+
+  rederive(reason: string): void {
+    this.#pacer = createOverflowPacer();
+    this.#heartbeatHeld();
+    this.#options.logger.warn({ reason, held: this.#lanes.heldCount() }, "deliveries disrupted; pacing reset, held deliveries kept");
+  }
+
+  releaseQueued(reason: string): void {
+    const queued = this.#lanes.drainQueued();
+    for (const held of queued) held.settle.handBack(0);
+    this.#pacer = createOverflowPacer();
+    this.#options.logger.warn({ reason, released: queued.length, running: this.#lanes.heldCount() }, "deliveries disrupted; queued deliveries handed back");
+  }
+
+  async stop(): Promise<void> {
+    if (this.#phase === "stopping") return;
+    this.#phase = "stopping";
+    for (const held of this.#lanes.drainQueued()) held.settle.handBack(0);
+    const grace = setTimeout(() => this.#shutdown.abort(), SHUTDOWN_GRACE_MS);
+    await this.#lanes.idle();
+    await Promise.allSettled([...this.#finishing.values()]);
+    clearTimeout(grace);
+    clearInterval(this.#heartbeat);
+    clearInterval(this.#shedding);
+  }
 
   /**
-   * Runs one delivery in its lane, and frees the lane's place as soon as the receiver has answered
-   * (or the delivery needed no request): per-hook concurrency bounds the requests a receiver has
-   * in flight, and holding the place while the attempt is recorded (a batched statement and its
-   * commit, about as long as the POST itself on loopback) cut what a hook could receive by a third
-   * (bench:webhooks). What follows, the record and the settlement, runs outside the lane,
-   * heartbeated and awaited at shutdown like what runs in it.
+   * A delivery leaves its lane's queue and is attempted. Its lane place is freed as soon as the
+   * receiver has answered (or the delivery needed no request): per-hook concurrency bounds the
+   * requests a receiver has in flight, and holding the place while the attempt is recorded (a
+   * batched statement and its commit) would leave the receiver idle for that long. What follows,
+   * the record and the settlement, continues in `#finishing`.
    */
-  function runHeld(held: HeldDelivery): Promise<void> {
+  #start(held: HeldDelivery): Promise<void> {
     held.settle.started?.();
     return new Promise<void>((freePlace) => {
-      const whole = attempt(held, freePlace).finally(() => {
-        settled += 1;
-        finishing.delete(held);
+      const whole = this.#attempt(held, freePlace).finally(() => {
+        this.#settled += 1;
+        this.#finishing.delete(held);
         freePlace();
       });
-      finishing.set(held, whole);
+      this.#finishing.set(held, whole);
     });
   }
 
-  /** Nothing more to do for this delivery: acknowledged (after its queue moves on, if it has one). */
-  async function finish({ settle, delivery }: HeldDelivery): Promise<void> {
-    if (delivery.entity && options.onFinished) {
-      try {
-        await options.onFinished(delivery, { transactionId: settle.transactionId, traceparent: settle.traceparent });
-      } catch (error) {
-        const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
-        logger.warn(
-          { err: (error as Error).message, deliveryId: delivery.deliveryId, delay },
-          "ordered delivery could not move its queue on; will be redelivered",
-        );
-        return defer(settle, delay, "failure");
-      }
-    }
-    settle.ack();
-  }
-
-  async function attempt(held: HeldDelivery, sent: () => void): Promise<void> {
+  /** Decides one delivery: its breaker's admission, the attempt, then the settlement its outcome calls for. */
+  async #attempt(held: HeldDelivery, sent: () => void): Promise<void> {
     const { settle, delivery } = held;
-    if (stopping) return settle.handBack(0);
-    const breaker = breakers.get(delivery.hookId);
+    if (this.#phase === "stopping") return settle.handBack(0);
+    const { deliverer, logger } = this.#options;
+    const breaker = this.#breakers.get(delivery.hookId);
     const admission = breaker.admit();
-    if (!admission.allowed) return defer(settle, spread(admission.retryInMs), "breaker open");
+    if (!admission.allowed) return this.#defer(settle, this.#spread(admission.retryInMs), "breaker open");
     let outcome: AttemptOutcome;
     const span = deliverySpan(logger, delivery, settle.traceparent);
     try {
       const context = contextFrom(undefined, settle.transactionId, settle.traceparent, span);
-      outcome = await runInContext(context, () => deliverer.attempt(delivery, shutdown.signal, sent));
+      outcome = await runInContext(context, () => deliverer.attempt(delivery, this.#shutdown.signal, sent));
       endDeliverySpan(span, outcome);
     } catch (error) {
       endDeliverySpan(span, undefined, error);
@@ -206,17 +279,17 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
       breaker.release();
       const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
       logger.warn({ err: (error as Error).message, deliveryId: delivery.deliveryId, delay }, "delivery could not be attempted; will be redelivered");
-      return defer(settle, delay, "failure");
+      return this.#defer(settle, delay, "failure");
     }
-    options.onOutcome?.(outcome);
+    this.#options.onOutcome?.(outcome);
     switch (outcome.kind) {
       case "dropped":
         breaker.release();
-        await finish(held);
+        await this.#finish(held);
         break;
       case "notYet":
         breaker.release();
-        defer(settle, outcome.delayMs, "not due");
+        this.#defer(settle, outcome.delayMs, "not due");
         break;
       case "aborted":
         breaker.release();
@@ -226,68 +299,76 @@ export function createDeliveryScheduler(options: DeliverySchedulerOptions): Deli
         if (outcome.receiverFault) {
           breaker.onFailure();
           const blockedFor = breaker.blockedForMs();
-          // Just opened: what waits in this hook's queue would only be handed back one by one.
-          if (blockedFor > 0) for (const queued of lanes.drainQueued(delivery.hookId)) defer(queued.settle, spread(blockedFor), "breaker open");
+          if (blockedFor > 0) this.#breakerOpened(delivery.hookId, blockedFor);
         } else breaker.onSuccess();
-        if (outcome.retryInMs === null) await finish(held);
+        if (outcome.retryInMs === null) await this.#finish(held);
         else settle.handBack(outcome.retryInMs);
         break;
     }
-    if (lanes.backlog(delivery.hookId) <= 1) breakers.forgetIfHealthy(delivery.hookId);
+    if (this.#lanes.backlog(delivery.hookId) <= 1) this.#breakers.forgetIfHealthy(delivery.hookId);
   }
 
-  const heartbeat = setInterval(
-    () => {
-      for (const held of allHeld()) held.settle.working();
-    },
-    Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(ackWaitMs / 3)),
-  );
-  heartbeat.unref();
-  // A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest
-  // goes back to JetStream, so it holds no budget that other hooks are waiting for.
-  const shedding = setInterval(() => {
-    for (const hookId of lanes.hooksWithQueue()) handBack(hookId, lanes.shed(hookId, queueLimit(statsOf(hookId), perHook, maxHeld, HELD_HORIZON_MS)));
-  }, SHED_INTERVAL_MS);
-  shedding.unref();
-
-  return {
-    submit(held, limits = {}) {
-      const { hookId } = held.delivery;
-      if (stopping) return held.settle.handBack(0);
-      const blockedFor = breakers.get(hookId).blockedForMs();
-      if (blockedFor > 0) {
-        settled += 1;
-        return defer(held.settle, spread(blockedFor), "breaker open");
+  /** Nothing more to do for this delivery: acknowledged (after its per-entity queue moves on, if it has one). */
+  async #finish({ settle, delivery }: HeldDelivery): Promise<void> {
+    const { onFinished, logger } = this.#options;
+    if (delivery.entity && onFinished) {
+      try {
+        await onFinished(delivery, { transactionId: settle.transactionId, traceparent: settle.traceparent });
+      } catch (error) {
+        const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
+        logger.warn(
+          { err: (error as Error).message, deliveryId: delivery.deliveryId, delay },
+          "ordered delivery could not move its queue on; will be redelivered",
+        );
+        return this.#defer(settle, delay, "failure");
       }
-      const stats = statsOf(hookId);
-      if (limits.maxPaceMs !== undefined && (paceOf(stats) ?? 0) > limits.maxPaceMs) return handBack(hookId, [held]);
-      const limit = queueLimit(stats, perHook, limits.heldBudget ?? maxHeld, limits.waitBudgetMs ?? HELD_HORIZON_MS);
-      if (lanes.submit(hookId, held, limit) === "full") handBack(hookId, [held]);
-    },
-    whenBelow: (count) => lanes.whenBelow(count),
-    heldCount: () => lanes.heldCount(),
-    settledCount: () => settled,
-    rederive(reason) {
-      pacer = createOverflowPacer();
-      for (const held of allHeld()) held.settle.working();
-      logger.warn({ reason, held: lanes.heldCount() }, "deliveries disrupted; pacing reset, held deliveries kept");
-    },
-    releaseQueued(reason) {
-      const queued = lanes.drainQueued();
-      for (const held of queued) held.settle.handBack(0);
-      pacer = createOverflowPacer();
-      logger.warn({ reason, released: queued.length, running: lanes.heldCount() }, "deliveries disrupted; queued deliveries handed back");
-    },
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      for (const held of lanes.drainQueued()) held.settle.handBack(0);
-      const grace = setTimeout(() => shutdown.abort(), SHUTDOWN_GRACE_MS);
-      await lanes.idle();
-      await Promise.allSettled([...finishing.values()]);
-      clearTimeout(grace);
-      clearInterval(heartbeat);
-      clearInterval(shedding);
-    },
-  };
+    }
+    settle.ack();
+  }
+
+  /** Hands a delivery back to try later, counted as deferred for `reason`. */
+  #defer(settle: Settlement, delayMs: number, reason: DeferReason): void {
+    this.#options.onDeferred?.(reason);
+    settle.handBack(Math.max(0, Math.round(delayMs)));
+  }
+
+  /**
+   * Hands back a delivery its hook's lane cannot hold, paced to return about when the lane has room
+   * (overflow-pacer.ts), unless its source does not keep the delay.
+   */
+  #handBackOverflow(hookId: string, held: HeldDelivery): void {
+    const delay = held.settle.keepsDelay ? this.#pacer.delayFor(hookId, this.#lanes.backlog(hookId), paceOf(this.#statsOf(hookId)), this.#options.perHook) : 0;
+    this.#defer(held.settle, delay, "lane full");
+  }
+
+  /** A hook's breaker has just opened: what waits in its queue would only be handed back one by one as it came up. */
+  #breakerOpened(hookId: string, blockedForMs: number): void {
+    for (const queued of this.#lanes.drainQueued(hookId)) this.#defer(queued.settle, this.#spread(blockedForMs), "breaker open");
+  }
+
+  /**
+   * A lane whose receiver turned slow (or hangs) keeps only what its new pace allows: the rest goes
+   * back to JetStream, so that it holds no budget other hooks are waiting for.
+   */
+  #shedSlowLanes(): void {
+    const { perHook } = this.#options;
+    for (const hookId of this.#lanes.hooksWithQueue()) {
+      const keep = queueLimit(this.#statsOf(hookId), perHook, this.#maxHeld, HELD_HORIZON_MS);
+      for (const held of this.#lanes.shed(hookId, keep)) this.#handBackOverflow(hookId, held);
+    }
+  }
+
+  /** Marks every held delivery as in progress, so that JetStream does not redeliver what it came from while it waits its turn. */
+  #heartbeatHeld(): void {
+    const held = new Set([...this.#lanes.held(), ...this.#finishing.keys()]);
+    for (const { settle } of held) settle.working();
+  }
+
+  #statsOf(hookId: string): LaneStats {
+    return { averageMs: this.#lanes.averageMs(hookId), stalledMs: this.#lanes.stalledMs(hookId), activeHooks: this.#lanes.activeHooks() };
+  }
+
+  #spread(delayMs: number): number {
+    return spreadDelay(delayMs, this.#random);
+  }
 }

@@ -62,8 +62,8 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     ),
   );
   const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
-  // Opening a sealed secret (AES-256-GCM) for every batch was about 2 % of the dispatcher's CPU
-  // under load; the plain secret is in this process's memory to sign with either way. Keyed by the
+  // Opening a sealed secret (AES-256-GCM) for every batch repeats the same work for the same
+  // answer on every delivery; the plain secret is in this process's memory to sign with either way. Keyed by the
   // sealed value too, so a rotated secret is opened anew and the old one is never used again.
   const openedSecrets = new LRUCache<string, string>({ max: OPENED_SECRETS_MAX });
 

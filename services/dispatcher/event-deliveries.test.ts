@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import type { DeliveryScheduler, HeldDelivery } from "./delivery-scheduler.js";
-import { createEventDeliveries, type EventDeliveries } from "./event-deliveries.js";
+import { AdmissionGate } from "./admission-gate.js";
+import { createEventDeliveries, DirectSettlement, EventInHand, type EventDeliveries } from "./event-deliveries.js";
 
 /** A scheduler that keeps every delivery queued until the test starts it. */
 function queueingScheduler() {
@@ -67,5 +69,89 @@ describe("event deliveries' gate", () => {
     queued[3].settle.started?.();
     await settle();
     expect(next.admitted()).toBe(true);
+  });
+});
+
+describe("a new event's delivery settlement", () => {
+  /** One event in hand with `count` deliveries, its outcome, and what was stored in DELIVERIES. */
+  function eventOf(count: number, store: (delivery: DeliveryMessage) => Promise<void> = async () => {}) {
+    const stored: string[] = [];
+    let outcome: "pending" | "settled" | Error = "pending";
+    let event!: EventInHand;
+    void new Promise<void>((resolve, reject) => {
+      const recordingStore = (delivery: DeliveryMessage) => {
+        stored.push(delivery.deliveryId);
+        return store(delivery);
+      };
+      event = new EventInHand(message, count, recordingStore, resolve, reject);
+    }).then(
+      () => (outcome = "settled"),
+      (error: Error) => (outcome = error),
+    );
+    return { event, stored, outcome: () => outcome };
+  }
+
+  it("holds a gate place until it leaves its queue, once, however the scheduler settles it", async () => {
+    const gate = new AdmissionGate(8);
+    const { event } = eventOf(2);
+    const [first, second] = deliveriesOf("evt_1", 2).map((d) => new DirectSettlement(d, event, gate));
+    expect(gate.load).toBe(2);
+    expect(first.state).toBe("queued");
+    first.started();
+    first.started();
+    expect(first.state).toBe("running");
+    expect(gate.load).toBe(1);
+    first.ack();
+    expect(first.state).toBe("settled");
+    expect(gate.load).toBe(1);
+    second.handBack(); // handed back from its queue: it leaves the queue and is stored
+    expect(second.state).toBe("settled");
+    expect(gate.load).toBe(0);
+  });
+
+  it("settles its event once every delivery is recorded or stored, whatever else the scheduler calls", async () => {
+    const gate = new AdmissionGate(8);
+    const { event, stored, outcome } = eventOf(2);
+    const [first, second] = deliveriesOf("evt_1", 2).map((d) => new DirectSettlement(d, event, gate));
+    first.ack();
+    first.handBack(); // already settled: not stored, not counted again
+    await settle();
+    expect(outcome()).toBe("pending");
+    expect(stored).toEqual([]);
+    second.handBack();
+    await settle();
+    expect(stored).toEqual(["evt_1:hook_1"]);
+    expect(outcome()).toBe("settled");
+  });
+
+  it("fails its event when a delivery could not be stored, after the others settled", async () => {
+    const gate = new AdmissionGate(8);
+    const { event, outcome } = eventOf(2, async () => {
+      throw new Error("NATS away");
+    });
+    const [first, second] = deliveriesOf("evt_1", 2).map((d) => new DirectSettlement(d, event, gate));
+    first.handBack();
+    await settle();
+    expect(outcome()).toBe("pending");
+    second.ack();
+    await settle();
+    expect((outcome() as Error).message).toBe("NATS away");
+  });
+
+  it("carries the event's trace and delivery count; keeps no delay (DELIVERIES decides anew)", () => {
+    const headers = new Map([[TRANSACTION_ID_NATS_HEADER, "txn_1"]]);
+    const traced = { ...message, info: { deliveryCount: 3 }, headers: { get: (name: string) => headers.get(name) ?? "" } };
+    const event = new EventInHand(
+      traced,
+      1,
+      async () => {},
+      () => {},
+      () => {},
+    );
+    const settlement = new DirectSettlement(deliveriesOf("evt_1", 1)[0], event, new AdmissionGate(8));
+    expect(settlement.deliveryCount).toBe(3);
+    expect(settlement.transactionId).toBe("txn_1");
+    expect(settlement.keepsDelay).toBe(false);
+    expect(new DirectSettlement(deliveriesOf("evt_2", 1)[0], eventOf(1).event, new AdmissionGate(8)).transactionId).toBeUndefined();
   });
 });

@@ -14,23 +14,20 @@
 // finish sends it when its turn comes.
 //
 // The EVENTS consumer takes a new event only while few of these deliveries wait in their lanes
-// (`admit`). Without that gate a burst that outran the dispatcher itself (all hooks healthy, the
-// process busy) was taken in hundreds of events at a time; the lanes could not start them within
-// their budget, so nearly all went through DELIVERIES after all (19 596 of 22 668 in
-// bench:webhooks), paying for the publish and the second consumption the direct path exists to
-// avoid. EVENTS keeps them as durably while they wait there. Running deliveries do not count: a
-// hook that hangs holds at most its lane's concurrency, and it must not close the gate for others.
+// (admission-gate.ts).
 import { currentContext, TRACEPARENT_HEADER } from "@waybill/platform/context.js";
 import { TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
+import { AdmissionGate } from "./admission-gate.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import type { DeliveryScheduler } from "./delivery-scheduler.js";
+import type { DeliveryScheduler, Settlement } from "./delivery-scheduler.js";
 import type { StoreDelivery } from "./deliveries-store.js";
 import { isOrdered, type OrderedDelivery } from "./ordered-deliveries.js";
 
 /**
  * How long a new event's delivery may wait in its hook's queue (its event's acknowledgement waits
- * for it); longer waits go to DELIVERIES. 1 s was too short: a pause of the whole process (a
- * burst's first seconds) made every lane look slow, and most of the burst went through DELIVERIES.
+ * for it); longer waits go to DELIVERIES. Long enough to ride out a pause of the whole process (a
+ * burst's first seconds), which makes every lane look slow at once and would otherwise send most
+ * of the burst through DELIVERIES.
  */
 export const DIRECT_WAIT_BUDGET_MS = 5_000;
 /** A hook whose deliveries take longer than this gets new events through DELIVERIES, not directly. */
@@ -42,9 +39,7 @@ export const DIRECT_WAITING_MAX = 512;
  * the busy hooks plus one), so that one slow hook cannot take every waiting place of the gate.
  */
 export const DIRECT_HELD_BUDGET = 2 * DIRECT_WAITING_MAX;
-
-/** How fast the deliveries-per-event estimate falls back when events have fewer deliveries. */
-const FAN_OUT_DECAY = 0.05;
+const DIRECT_LIMITS = { waitBudgetMs: DIRECT_WAIT_BUDGET_MS, maxPaceMs: DIRECT_MAX_PACE_MS, heldBudget: DIRECT_HELD_BUDGET };
 
 /** The event message the deliveries come from (a JsMsg, in production). */
 export interface EventMessage {
@@ -72,33 +67,127 @@ export interface EventDeliveries {
   release(): void;
 }
 
+/**
+ * One event in hand: settled (its message may be acknowledged) once each of its direct deliveries
+ * is, failed when storing one in DELIVERIES failed.
+ */
+export class EventInHand {
+  readonly message: EventMessage;
+  readonly deliveryCount: number;
+  /** As the event carried it ("" when it had none): the store falls back to the event id then. */
+  readonly transactionId: string;
+  readonly traceparent: string | undefined;
+  readonly #store: StoreDelivery;
+  /** Deliveries not settled yet. */
+  #open: number;
+  #failure: Error | undefined;
+  readonly #resolve: () => void;
+  readonly #reject: (error: Error) => void;
+
+  constructor(message: EventMessage, deliveries: number, store: StoreDelivery, resolve: () => void, reject: (error: Error) => void) {
+    this.message = message;
+    this.deliveryCount = message.info.deliveryCount;
+    this.transactionId = message.headers?.get(TRANSACTION_ID_NATS_HEADER) || "";
+    // This consumer's hop (its span when tracing), so the deliveries continue from it.
+    this.traceparent = currentContext()?.traceparent ?? (message.headers?.get(TRACEPARENT_HEADER) || undefined);
+    this.#store = store;
+    this.#open = deliveries;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** A delivery is recorded: nothing of it is left to this event. */
+  delivered(): void {
+    this.#settled();
+  }
+
+  /**
+   * A delivery goes to DELIVERIES, undelayed: a recorded attempt names its next due time, which
+   * that consumer reads before it attempts again.
+   */
+  store(delivery: DeliveryMessage): void {
+    this.#store(delivery, { transactionId: this.transactionId, traceparent: this.traceparent }).then(
+      () => this.#settled(),
+      (error: Error) => this.#settled(error),
+    );
+  }
+
+  #settled(error?: Error): void {
+    this.#failure ??= error;
+    if (--this.#open > 0) return;
+    if (this.#failure) this.#reject(this.#failure);
+    else this.#resolve();
+  }
+}
+
+/**
+ * Where a direct delivery is: `queued` in its lane (it holds a place of the gate), `running`, or
+ * `settled` (recorded or handed on to DELIVERIES). Settled once only, whatever the scheduler calls
+ * after; leaving the queue, by starting or by being handed back from it, frees its gate place.
+ */
+export type DirectDeliveryState = "queued" | "running" | "settled";
+
+/** How the scheduler settles a new event's delivery: a hand-back stores it in DELIVERIES, whose consumer decides anew. */
+export class DirectSettlement implements Settlement {
+  readonly keepsDelay = false;
+  #state: DirectDeliveryState = "queued";
+  readonly #delivery: DeliveryMessage;
+  readonly #event: EventInHand;
+  readonly #gate: AdmissionGate;
+
+  constructor(delivery: DeliveryMessage, event: EventInHand, gate: AdmissionGate) {
+    this.#delivery = delivery;
+    this.#event = event;
+    this.#gate = gate;
+    gate.queued();
+  }
+
+  get state(): DirectDeliveryState {
+    return this.#state;
+  }
+
+  get deliveryCount(): number {
+    return this.#event.deliveryCount;
+  }
+
+  get transactionId(): string | undefined {
+    return this.#event.transactionId || undefined;
+  }
+
+  get traceparent(): string | undefined {
+    return this.#event.traceparent;
+  }
+
+  started(): void {
+    if (this.#state !== "queued") return;
+    this.#state = "running";
+    this.#gate.started();
+  }
+
+  ack(): void {
+    if (this.#settle()) this.#event.delivered();
+  }
+
+  handBack(): void {
+    if (this.#settle()) this.#event.store(this.#delivery);
+  }
+
+  working(): void {
+    this.#event.message.working();
+  }
+
+  /** Whether this call settles it (false once it is settled). */
+  #settle(): boolean {
+    this.started();
+    if (this.#state === "settled") return false;
+    this.#state = "settled";
+    return true;
+  }
+}
+
 export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DIRECT_WAITING_MAX): EventDeliveries {
   const { scheduler, store } = deps;
-  // Deliveries waiting in lanes to start, and events admitted whose deliveries are not known yet.
-  // An event being taken counts as the deliveries an event has had lately: counted as one, the
-  // hundreds taken in one batch turned into four times as many deliveries as the gate allowed
-  // (with four hooks), more than the lanes' places, and the rest went to DELIVERIES.
-  let waiting = 0;
-  let taking = 0;
-  let perEvent = 1;
-  let admissions: (() => void)[] = [];
-  // Once full, the gate opens again only when half its places are free: events then come in in
-  // groups, which the intake records with one statement each. Opened whenever one place freed,
-  // it let them in one at a time, a statement each, which cost the database more per delivery
-  // than storing the overflow in DELIVERIES had.
-  let closed = false;
-  const load = () => waiting + taking * perEvent;
-  const wakeIfRoom = () => {
-    if (load() >= waitingMax || (closed && load() > waitingMax / 2)) return;
-    closed = false;
-    const ready = admissions;
-    admissions = [];
-    for (const wake of ready) wake();
-  };
-  const leftQueue = () => {
-    waiting -= 1;
-    wakeIfRoom();
-  };
+  const gate = new AdmissionGate(waitingMax);
 
   /** The deliveries to attempt now: unordered ones, and ordered ones at the head of their queue. */
   const dueNow = async (deliveries: DeliveryMessage[]): Promise<DeliveryMessage[]> => {
@@ -108,77 +197,19 @@ export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DI
   };
 
   async function deliver(message: EventMessage, all: DeliveryMessage[]): Promise<void> {
-    // Up at once, down slowly: a burst of events with many hooks must not find the gate wide open.
-    perEvent = all.length >= perEvent ? all.length : perEvent + FAN_OUT_DECAY * (all.length - perEvent);
+    gate.fanOut(all.length);
     const deliveries = await dueNow(all);
     if (deliveries.length === 0) return;
-    const transactionId = message.headers?.get(TRANSACTION_ID_NATS_HEADER) || "";
-    // This consumer's hop (its span when tracing), so the deliveries continue from it.
-    const traceparent = currentContext()?.traceparent ?? (message.headers?.get(TRACEPARENT_HEADER) || undefined);
     return new Promise<void>((resolve, reject) => {
-      let open = deliveries.length;
-      let failure: Error | undefined;
-      const done = (error?: Error) => {
-        failure ??= error;
-        if (--open > 0) return;
-        if (failure) reject(failure);
-        else resolve();
-      };
-      for (const delivery of deliveries) {
-        let settled = false;
-        let queued = true;
-        waiting += 1;
-        const started = () => {
-          if (!queued) return;
-          queued = false;
-          leftQueue();
-        };
-        const once = (fn: () => void) => {
-          started();
-          if (settled) return;
-          settled = true;
-          fn();
-        };
-        scheduler.submit(
-          {
-            delivery,
-            settle: {
-              ack: () => once(() => done()),
-              // The delay is the DELIVERIES consumer's to keep: a recorded attempt names its next due
-              // time, which that consumer reads before it attempts again.
-              handBack: () =>
-                once(() =>
-                  store(delivery, { transactionId, traceparent }).then(
-                    () => done(),
-                    (error: Error) => done(error),
-                  ),
-                ),
-              working: () => message.working(),
-              started,
-              keepsDelay: false,
-              deliveryCount: message.info.deliveryCount,
-              transactionId: transactionId || undefined,
-              traceparent,
-            },
-          },
-          { waitBudgetMs: DIRECT_WAIT_BUDGET_MS, maxPaceMs: DIRECT_MAX_PACE_MS, heldBudget: DIRECT_HELD_BUDGET },
-        );
-      }
+      const event = new EventInHand(message, deliveries.length, store, resolve, reject);
+      for (const delivery of deliveries) scheduler.submit({ delivery, settle: new DirectSettlement(delivery, event, gate) }, DIRECT_LIMITS);
     });
   }
 
   return {
     deliver,
-    async admit() {
-      while (closed || load() >= waitingMax) {
-        closed = true;
-        await new Promise<void>((resolve) => admissions.push(resolve));
-      }
-      taking += 1;
-    },
-    release() {
-      taking -= 1;
-      wakeIfRoom();
-    },
+    // Plain functions: the consumer is given `admit` on its own.
+    admit: () => gate.admit(),
+    release: () => gate.taken(),
   };
 }
