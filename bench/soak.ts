@@ -99,6 +99,11 @@ const system = await startSystem({
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
 });
+// Ctrl-C stops the services it started (they run in process groups of their own) before exiting.
+process.once("SIGINT", () => {
+  log("soak: interrupted; stopping the services");
+  void system.stop().finally(() => process.exit(130));
+});
 const http1 = new Pool(system.baseUrl, { connections: MAX_IN_FLIGHT, pipelining: 1 });
 const db = new pg.Client({ connectionString: env.databaseUrl });
 await db.connect();
