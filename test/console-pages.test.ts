@@ -31,6 +31,7 @@ function pages(): { name: string; url: string; heading: string | RegExp; list?: 
     { name: "webhook-failing", url: `/webhooks/${s.failingHook.id}`, heading: /ERP bridge/ },
     { name: "webhook-healthy", url: `/webhooks/${s.healthyHook.id}`, heading: /Warehouse sync/ },
     { name: "events", url: "/events", heading: "Events", list: true },
+    { name: "event", url: `/events/${s.statusEventId}`, heading: "order.status.changed" },
     { name: "devices", url: "/devices", heading: "Devices", list: true },
     { name: "device", url: "/devices/shelf-12", heading: /shelf-12/ },
     { name: "inventory", url: "/inventory", heading: "Inventory", list: true },
@@ -44,8 +45,11 @@ function pages(): { name: string; url: string; heading: string | RegExp; list?: 
   ];
 }
 
+/** What the page says in words: the main region without its code blocks (an event's JSON shows the API's values on purpose). */
 async function text(page: Page): Promise<string> {
-  return page.locator("main").innerText();
+  let words = await page.locator("main").innerText();
+  for (const code of await page.locator("main pre").allInnerTexts()) words = words.replace(code, "");
+  return words;
 }
 
 for (const [size, viewport] of [

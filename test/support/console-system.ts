@@ -26,6 +26,8 @@ export interface ConsoleSeed {
   healthyHook: { id: string; name: string };
   failingHook: { id: string; name: string };
   failedExecutionId: string;
+  /** The order's order.status.changed event to "inProgress": an event page with deliveries to both hooks. */
+  statusEventId: string;
   device: { id: string; deviceId: string; tokenId: string };
   shipment: { id: string; trackingNumber: string };
 }
@@ -166,6 +168,10 @@ async function seedConsoleData(
     const list = await api<{ data: { id: string; outcome: string }[] }>("GET", `/hooks/${failingHook.id}/executions`);
     return list.data.find((e) => e.outcome === "failed");
   }, 20_000);
+  const statusEvent = await eventually(async () => {
+    const list = await api<{ data: { id: string; currentOrderStatus?: string }[] }>("GET", `/events?kind=order.status.changed&entityId=${order.id}`);
+    return list.data.find((e) => e.currentOrderStatus === "inProgress");
+  }, 20_000);
   return {
     customer,
     emptyProduct,
@@ -175,6 +181,7 @@ async function seedConsoleData(
     healthyHook,
     failingHook,
     failedExecutionId: failed.id,
+    statusEventId: statusEvent.id,
     device: { id: registered.id, deviceId: registered.deviceId, tokenId: registered.tokenId },
     shipment,
   };
