@@ -11,7 +11,7 @@
 //   SOAK_PROBE_SECONDS=10, SOAK_RATE=<units/s, instead of half the probe>, SOAK_OUT=<folder>)
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -261,6 +261,10 @@ try {
     "errors",
   ];
   const rows: number[][] = [];
+  const csvRow = (r: number[]) => r.map((v) => (Number.isFinite(v) ? Number(v.toFixed(3)) : "")).join(",");
+  // Written as it goes: an interrupted run keeps its series.
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, "soak.csv"), `${header.join(",")}\n`);
   let lastSampleAt = startedAt;
   let lastCreated = created.size; // the probe's orders are not the soak's rate
   const sample = async () => {
@@ -278,6 +282,7 @@ try {
     lastCreated = created.size;
     lastSampleAt = now;
     rows.push(row);
+    await appendFile(path.join(outDir, "soak.csv"), `${csvRow(row)}\n`);
     const at = (name: string) => row[header.indexOf(name)];
     log(
       `t=${row[0].toFixed(1)} min  rss MB ${services.map((s) => `${s} ${at(`${s}_rss_mb`).toFixed(0)}`).join(", ")}  create p99 ${at("create_p99_ms").toFixed(1)} ms  receipt p99 ${at("receipt_p99_ms").toFixed(0)} ms  outbox ${at("outbox_age_s").toFixed(1)} s  ack pending ${at("consumer_ack_pending")} (+${at("deliveries_ack_pending")} in DELIVERIES)  pg ${at("pg_tables_mb").toFixed(1)}+${at("pg_indexes_mb").toFixed(1)} MB  ${at("units_per_s").toFixed(1)} units/s  errors ${at("errors")}`,
@@ -310,9 +315,6 @@ try {
   const lost = missing.length;
   const endedAt = Date.now();
 
-  await mkdir(outDir, { recursive: true });
-  const csv = [header.join(","), ...rows.map((r) => r.map((v) => (Number.isFinite(v) ? Number(v.toFixed(3)) : "")).join(","))].join("\n");
-  await writeFile(path.join(outDir, "soak.csv"), `${csv}\n`);
   const series = (name: string, label = name) => ({ name: label, points: rows.map((r) => [r[0], r[header.indexOf(name)]] as [number, number]) });
   const panels: Panel[] = [
     { title: "Resident memory", unit: "MB", series: services.map((s) => series(`${s}_rss_mb`, s)) },
