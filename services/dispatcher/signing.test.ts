@@ -11,6 +11,10 @@ describe("signatureHeader", () => {
     expect(signatureHeader(secret, 1700000000, body)).toBe(`t=1700000000,v1=${expected}`);
   });
 
+  it("matches a value computed outside Node (openssl dgst -sha256 -hmac <secret>)", () => {
+    expect(signatureHeader(secret, 1700000000, body)).toBe("t=1700000000,v1=b77b3a3143340c5b42807797334ec14c73bf7a236a2119c93a4ffb0179242656");
+  });
+
   it("goes out with the hook's id in the delivery headers (test/webhook-signing.test.ts checks it against the receiver)", () => {
     const now = Date.parse("2026-03-01T10:00:00Z");
     expect(deliveryHeaders("hook_1", secret, body, now)).toEqual({

@@ -40,7 +40,7 @@ export function verifyWebhook(
   // Whole seconds, like `t` itself: a signature made 300.9 s ago is 300 s old, not 301.
   const nowSeconds = Math.floor((now instanceof Date ? now.getTime() : now) / 1000);
   if (!(Math.abs(nowSeconds - parsed.timestamp) <= toleranceSeconds)) return { ok: false, reason: "timestamp outside tolerance" };
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(`${parsed.timestamp}.`).update(rawBody).digest();
+  const expected = createHmac("sha256", secret).update(`${parsed.timestamp}.`).update(rawBody).digest();
   // Every v1 is checked (a sender may list several); each comparison is constant-time.
   let match = false;
   for (const candidate of parsed.signatures) match = timingSafeEqual(expected, Buffer.from(candidate, "hex")) || match;

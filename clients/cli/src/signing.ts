@@ -21,7 +21,7 @@ export function listenHookId(secret: string): string {
 
 export function signature(secret: string, body: string, now: number = Date.now()): string {
   const t = Math.floor(now / 1000);
-  return `t=${t},v1=${createHmac("sha256", Buffer.from(secret, "utf8")).update(`${t}.${body}`).digest("hex")}`;
+  return `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")}`;
 }
 
 /** The headers of a delivery of `body` as hook `hookId`, signed now. */
