@@ -73,4 +73,51 @@ describe("batch queue", () => {
     await tick();
     expect(sent).toEqual([[4, 5], [2], [20], [1, 1]]);
   });
+
+  describe("lingering (lingerMs)", () => {
+    const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+    it("holds a lone entry until it has waited lingerMs, gathering what comes meanwhile", async () => {
+      const { queue, sent } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 40 });
+      queue.add(1);
+      await tick();
+      queue.add(2);
+      await wait(10);
+      expect(sent).toEqual([]);
+      await wait(60);
+      expect(sent).toEqual([[1, 2]]);
+    });
+
+    it("sends a full batch at once, without lingering", async () => {
+      const { queue, sent } = recordingQueue({ maxItems: 3, maxInFlight: 1, lingerMs: 10_000 });
+      for (const n of [1, 2, 3]) queue.add(n);
+      await tick();
+      expect(sent).toEqual([[1, 2, 3]]);
+    });
+
+    it("sends at once a batch holding an urgent entry, with what waited before it", async () => {
+      const { queue, sent } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 10_000, urgent: (n) => n < 0 });
+      queue.add(1);
+      await tick();
+      expect(sent).toEqual([]);
+      queue.add(-1);
+      await tick();
+      expect(sent).toEqual([[1, -1]]);
+      // The urgent entry is gone with its batch: the next lone entry lingers again.
+      queue.add(2);
+      await tick();
+      expect(sent).toEqual([[1, -1]]);
+    });
+
+    it("lingers after a batch finishes too: the next goes when its first entry has waited long enough", async () => {
+      const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 30 });
+      queue.add(1);
+      await wait(50);
+      expect(sent).toEqual([[1]]);
+      queue.add(2);
+      await wait(50); // 2 has waited past its linger while 1 was out: it goes as soon as 1 finishes
+      finishNext();
+      expect(sent).toEqual([[1], [2]]);
+    });
+  });
 });

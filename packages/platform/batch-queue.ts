@@ -1,8 +1,9 @@
 // The skeleton every batching caller shares (batcher.ts for statements, grpc-batch.ts for gRPC
 // calls): entries wait in a queue and go out in batches, those added in the same tick together,
-// at most `maxItems` (and `maxWeight`) per batch and `maxInFlight` batches at once. No timer:
-// under light load an entry goes out at once on its own; under load, what arrives while batches
-// are out forms the next one, so batches grow with the rate by themselves.
+// at most `maxItems` (and `maxWeight`) per batch and `maxInFlight` batches at once. No timer
+// unless asked for (`lingerMs`): under light load an entry goes out at once on its own; under
+// load, what arrives while batches are out forms the next one, so batches grow with the rate by
+// themselves.
 
 export interface BatchQueueLimits<E> {
   /** Entries one batch carries at most. */
@@ -13,6 +14,15 @@ export interface BatchQueueLimits<E> {
   weightOf?: (entry: E) => number;
   /** Total weight of one batch at most; an entry heavier alone still goes, alone. */
   maxWeight?: number;
+  /**
+   * How long a batch may wait for company (0, the default: not at all): it goes once its first
+   * entry has waited this long, or at once when it is full or an entry is `urgent`. For writes
+   * whose callers do not wait on them for anything a user sees, where each statement's fixed cost
+   * (a commit) is worth spreading over more rows.
+   */
+  lingerMs?: number;
+  /** An entry that must not linger: its batch goes at once. */
+  urgent?: (entry: E) => boolean;
 }
 
 export interface BatchQueue<E> {
@@ -27,9 +37,14 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
   const { maxItems, maxInFlight } = limits;
   const weightOf = limits.weightOf ?? (() => 0);
   const maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
-  const pending: { entry: E; weight: number }[] = [];
+  const lingerMs = limits.lingerMs ?? 0;
+  const urgent = limits.urgent ?? (() => false);
+  const pending: { entry: E; weight: number; at: number }[] = [];
   let inFlight = 0;
   let scheduled = false;
+  let lingering: NodeJS.Timeout | undefined;
+  /** Waiting entries that may not linger. */
+  let urgentWaiting = 0;
 
   /** As many waiting entries, in order, as fit in one batch (at least one). */
   const nextBatchSize = () => {
@@ -44,18 +59,37 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
     flush();
   };
 
+  /** Whether the next batch should wait for company, and if so, arranges to look again when its wait ends. */
+  const lingers = (): boolean => {
+    if (lingerMs <= 0 || urgentWaiting > 0 || nextBatchSize() >= maxItems) return false;
+    const left = pending[0].at + lingerMs - performance.now();
+    if (left <= 0) return false;
+    if (!lingering) {
+      lingering = setTimeout(() => {
+        lingering = undefined;
+        flush();
+      }, left);
+    }
+    return true;
+  };
+
   const flush = () => {
     scheduled = false;
-    while (inFlight < maxInFlight && pending.length > 0) {
-      const batch = pending.splice(0, nextBatchSize()).map((waiting) => waiting.entry);
+    while (inFlight < maxInFlight && pending.length > 0 && !lingers()) {
+      const taken = pending.splice(0, nextBatchSize());
+      if (lingerMs > 0) for (const waiting of taken) if (urgent(waiting.entry)) urgentWaiting -= 1;
       inFlight += 1;
-      send(batch, once(done));
+      send(
+        taken.map((waiting) => waiting.entry),
+        once(done),
+      );
     }
   };
 
   return {
     add(entry) {
-      pending.push({ entry, weight: weightOf(entry) });
+      pending.push({ entry, weight: weightOf(entry), at: lingerMs > 0 ? performance.now() : 0 });
+      if (lingerMs > 0 && urgent(entry)) urgentWaiting += 1;
       // Gather what is added in the same tick before sending.
       if (!scheduled && inFlight < maxInFlight) {
         scheduled = true;

@@ -8,17 +8,21 @@ export const DEFAULT_MAX_BATCH = 100;
 /** One batch at a time: whatever arrives meanwhile forms the next one, so batches grow with the load instead of splitting it. */
 export const DEFAULT_MAX_CONCURRENT_BATCHES = 1;
 
-export interface BatcherOptions {
+export interface BatcherOptions<I = unknown> {
   maxBatch?: number;
   /** Batches in flight at once (each takes a database connection while it runs). */
   maxConcurrent?: number;
+  /** How long a batch may wait for more items (batch-queue.ts); 0, the default: not at all. */
+  lingerMs?: number;
+  /** An item whose batch goes at once, lingering or not. */
+  urgent?: (item: I) => boolean;
 }
 
 /**
  * Wraps `run` (items → one result per item, in order) into a function of one item. A failing
  * batch fails each of its items' promises.
  */
-export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: BatcherOptions = {}): (item: I) => Promise<O> {
+export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: BatcherOptions<I> = {}): (item: I) => Promise<O> {
   const queue = createBatchQueue<Waiting<I, O>>(
     (batch, done) => {
       run(batch.map((entry) => entry.item))
@@ -39,7 +43,12 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
         })
         .finally(done);
     },
-    { maxItems: options.maxBatch ?? DEFAULT_MAX_BATCH, maxInFlight: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_BATCHES },
+    {
+      maxItems: options.maxBatch ?? DEFAULT_MAX_BATCH,
+      maxInFlight: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_BATCHES,
+      lingerMs: options.lingerMs,
+      urgent: options.urgent && ((entry) => options.urgent!(entry.item)),
+    },
   );
   return (item) => new Promise<O>((resolve, reject) => queue.add({ item, resolve, reject }));
 }

@@ -19,6 +19,8 @@ import { endDeliveryClientSpan, traceDeliveryRequest } from "./delivery-tracing.
 
 /** A redelivery this much before its recorded due time is taken as due (clock skew, timers). */
 export const DUE_TOLERANCE_MS = 250;
+/** How long an attempt's record may wait for others to share its statement (see `record`). */
+export const RECORD_LINGER_MS = 2;
 /** Opened secrets kept in memory, one per hook and sealed value (a rotation seals a new value). */
 export const OPENED_SECRETS_MAX = 10_000;
 
@@ -61,7 +63,21 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       (rows) => signAttempts(deliveries, deliveryStatesFromRows(rows, deliveries.length)),
     ),
   );
-  const record = createBatcher((attempts: NewExecution[]) => recordExecutions(deps.db, attempts));
+  // Records linger up to RECORD_LINGER_MS for company: nothing a receiver or a user sees waits
+  // for them (the lane place is free once the receiver answered), and each statement's commit is
+  // the larger part of its cost in small batches. A test delivery (its caller waits for the
+  // answer) and a per-entity queue's delivery (its entity's next one waits) go at once.
+  const record = createBatcher(
+    (attempts: RecordRequest[]) =>
+      recordExecutions(
+        deps.db,
+        attempts.map((a) => a.execution),
+      ),
+    {
+      lingerMs: RECORD_LINGER_MS,
+      urgent: (a) => a.urgent,
+    },
+  );
   // Opening a sealed secret (AES-256-GCM) for every batch repeats the same work for the same
   // answer on every delivery; the plain secret is in this process's memory to sign with either way. Keyed by the
   // sealed value too, so a rotated secret is opened anew and the old one is never used again.
@@ -169,16 +185,19 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
     const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
     const execution = await record({
-      tenantId: delivery.tenantId,
-      hookId: delivery.hookId,
-      deliveryId: delivery.deliveryId,
-      eventId: delivery.eventId,
-      eventKind: delivery.eventKind,
-      trigger,
-      attempt,
-      url,
-      result,
-      nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
+      urgent: delivery.trigger === "test" || typeof delivery.entity === "string",
+      execution: {
+        tenantId: delivery.tenantId,
+        hookId: delivery.hookId,
+        deliveryId: delivery.deliveryId,
+        eventId: delivery.eventId,
+        eventKind: delivery.eventKind,
+        trigger,
+        attempt,
+        url,
+        result,
+        nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
+      },
     });
     if (!execution) return { kind: "dropped", reason: "hook gone" };
     return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
@@ -186,6 +205,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 }
 
 const nothing = () => {};
+
+/** An attempt to record, and whether its record may wait for company. */
+interface RecordRequest {
+  execution: NewExecution;
+  urgent: boolean;
+}
 
 type Decision = { kind: "skip"; outcome: AttemptOutcome } | { kind: "send"; url: string; attempt: number };
 /** A decided delivery; one to send carries its signed headers (null: the secret cannot be opened). */
