@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createLogger } from "@waybill/platform/logger.js";
 import { createBreakerRegistry } from "./circuit-breaker.js";
 import { createDeliveryScheduler, type DeferReason, HookLaneScheduler, type Settlement } from "./delivery-scheduler.js";
+import { HELD_BACK_MAX_DELAY_MS } from "./lane-policy.js";
 import { PACER_MIN_DELAY_MS } from "./overflow-pacer.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
@@ -128,6 +129,10 @@ describe("delivery scheduler's transitions", () => {
     expect(deferred).toEqual(["breaker open"]);
     expect(held.handBack.mock.calls[0][0]).toBeGreaterThanOrEqual(1_000);
     expect(scheduler.settledCount()).toBe(1);
+    // One that has come back to the open breaker many times already waits far longer.
+    const often = { ...settlement(true), deliveryCount: 12 };
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: often });
+    expect(often.handBack.mock.calls[0][0]).toBe(HELD_BACK_MAX_DELAY_MS);
     await scheduler.stop();
   });
 

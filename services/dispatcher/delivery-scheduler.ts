@@ -16,8 +16,9 @@
 //   has room. Every SHED_INTERVAL_MS a lane that has turned slow or hangs hands back what it queued
 //   beyond its new limit.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
-//   through (and the moment it opens, that hook's queue is handed back too). Those are not
-//   attempts: nothing is recorded and the retry schedule does not move.
+//   through, each one longer every time it finds the breaker open again (heldBackDelay), and the
+//   moment it opens, that hook's queue is handed back too. Those are not attempts: nothing is
+//   recorded and the retry schedule does not move.
 // - Held deliveries (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   what they came from while they wait their turn.
 import { contextFrom, runInContext } from "@waybill/platform/context.js";
@@ -28,7 +29,7 @@ import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createHookLanes, type HookLanes } from "./hook-lanes.js";
 import { deliverySpan, endDeliverySpan } from "./delivery-tracing.js";
-import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
+import { heldBackDelay, MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer, type OverflowPacer } from "./overflow-pacer.js";
 
 /** Held deliveries are marked as in progress this often (and at least three times per ack wait). */
@@ -194,7 +195,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const blockedFor = this.#breakers.get(hookId).blockedForMs();
     if (blockedFor > 0) {
       this.#settled += 1;
-      this.#defer(held.settle, this.#spread(blockedFor), "breaker open");
+      this.#defer(held.settle, this.#spread(heldBackDelay(blockedFor, held.settle.deliveryCount)), "breaker open");
       return;
     }
     const stats = this.#statsOf(hookId);
@@ -266,7 +267,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const { deliverer, logger } = this.#options;
     const breaker = this.#breakers.get(delivery.hookId);
     const admission = breaker.admit();
-    if (!admission.allowed) return this.#defer(settle, this.#spread(admission.retryInMs), "breaker open");
+    if (!admission.allowed) return this.#defer(settle, this.#spread(heldBackDelay(admission.retryInMs, settle.deliveryCount)), "breaker open");
     let outcome: AttemptOutcome;
     const span = deliverySpan(logger, delivery, settle.traceparent);
     try {
@@ -343,7 +344,8 @@ export class HookLaneScheduler implements DeliveryScheduler {
 
   /** A hook's breaker has just opened: what waits in its queue would only be handed back one by one as it came up. */
   #breakerOpened(hookId: string, blockedForMs: number): void {
-    for (const queued of this.#lanes.drainQueued(hookId)) this.#defer(queued.settle, this.#spread(blockedForMs), "breaker open");
+    for (const queued of this.#lanes.drainQueued(hookId))
+      this.#defer(queued.settle, this.#spread(heldBackDelay(blockedForMs, queued.settle.deliveryCount)), "breaker open");
   }
 
   /**

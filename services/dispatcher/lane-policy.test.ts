@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, STUCK_PACE_MS } from "./lane-policy.js";
+import {
+  HELD_BACK_FIRST_DELAY_MS,
+  HELD_BACK_MAX_DELAY_MS,
+  heldBackDelay,
+  MIN_QUEUE_PER_HOOK,
+  paceOf,
+  queueLimit,
+  spreadDelay,
+  STUCK_PACE_MS,
+} from "./lane-policy.js";
 
 const stats = (averageMs: number | undefined, stalledMs = 0, activeHooks = 1) => ({ averageMs, stalledMs, activeHooks });
 
@@ -33,5 +42,16 @@ describe("spreadDelay", () => {
     expect(spreadDelay(1_000, () => 0)).toBe(1_000);
     expect(spreadDelay(1_000, () => 1)).toBe(1_500);
     expect(spreadDelay(100, () => 1)).toBe(350);
+  });
+});
+
+describe("heldBackDelay", () => {
+  it("waits for the breaker, and twice as long each time the delivery finds it open again, up to half an hour", () => {
+    expect(heldBackDelay(4_000, 1)).toBe(HELD_BACK_FIRST_DELAY_MS); // its own first wait is longer than the breaker's
+    expect(heldBackDelay(60_000, 1)).toBe(60_000); // the breaker's wait is longer
+    expect(heldBackDelay(1_000, 2)).toBe(10_000);
+    expect(heldBackDelay(1_000, 8)).toBe(640_000);
+    expect(heldBackDelay(1_000, 10)).toBe(HELD_BACK_MAX_DELAY_MS);
+    expect(heldBackDelay(1_000, 10_000)).toBe(HELD_BACK_MAX_DELAY_MS);
   });
 });

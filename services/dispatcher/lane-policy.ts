@@ -46,6 +46,24 @@ export function paceOf(stats: LaneStats): number | undefined {
   return pace > 0 && (stats.averageMs !== undefined || stats.stalledMs >= HANG_NOTICE_MS) ? pace : undefined;
 }
 
+/** The longest a delivery held back by an open breaker waits before it comes back. */
+export const HELD_BACK_MAX_DELAY_MS = 30 * 60_000;
+/** The first wait of a delivery held back by an open breaker, doubled each time it finds the breaker open again. */
+export const HELD_BACK_FIRST_DELAY_MS = 5_000;
+
+/**
+ * How long a delivery that found its hook's breaker open waits before it comes back: until the
+ * breaker lets a trial through, and at least twice as long as the last time it came back to an
+ * open breaker (its `deliveryCount`-th delivery), up to HELD_BACK_MAX_DELAY_MS. A receiver that
+ * stays down keeps every delivery queued for it: coming back at the breaker's pace (at most five
+ * minutes) made each of them cost a redelivery that often, which grew with the queue until it
+ * took more of the dispatcher and NATS than the healthy hooks' deliveries did.
+ */
+export function heldBackDelay(blockedForMs: number, deliveryCount: number): number {
+  const doublings = Math.min(20, Math.max(0, deliveryCount - 1));
+  return Math.max(blockedForMs, Math.min(HELD_BACK_MAX_DELAY_MS, HELD_BACK_FIRST_DELAY_MS * 2 ** doublings));
+}
+
 /** Spreads handed-back deliveries so they do not all return in the same instant. */
 export function spreadDelay(delayMs: number, random: () => number = Math.random): number {
   return delayMs + random() * Math.max(250, delayMs * 0.5);
