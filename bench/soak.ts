@@ -99,10 +99,15 @@ const system = await startSystem({
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
 });
-// Ctrl-C stops the services it started (they run in process groups of their own) before exiting.
+// Ctrl-C stops the services it started (they run in process groups of their own) and removes the
+// run's database and streams before exiting: a DELIVERIES stream left behind keeps the failing
+// hook's waiting deliveries, whose redelivery timers nats-server goes on serving with no consumer.
 process.once("SIGINT", () => {
-  log("soak: interrupted; stopping the services");
-  void system.stop().finally(() => process.exit(130));
+  log("soak: interrupted; stopping the services and removing the run's database and streams");
+  void system
+    .stop()
+    .then(() => env.cleanup())
+    .finally(() => process.exit(130));
 });
 const http1 = new Pool(system.baseUrl, { connections: MAX_IN_FLIGHT, pipelining: 1 });
 const db = new pg.Client({ connectionString: env.databaseUrl });
