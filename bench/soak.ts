@@ -101,7 +101,7 @@ const system = await startSystem({
 });
 // Ctrl-C stops the services it started (they run in process groups of their own) and removes the
 // run's database and streams before exiting: a DELIVERIES stream left behind keeps the failing
-// hook's waiting deliveries, whose redelivery timers nats-server goes on serving with no consumer.
+// hook's waiting deliveries, and nats-server's work for them, until someone deletes it.
 process.once("SIGINT", () => {
   log("soak: interrupted; stopping the services and removing the run's database and streams");
   void system
