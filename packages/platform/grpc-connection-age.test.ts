@@ -32,9 +32,13 @@ describe("calls while servers rotate their connections", () => {
     };
     const failures: string[] = [];
     let succeeded = 0;
-    const deadline = Date.now() + 1_500;
+    // Calls go on until the server has rotated its connection five times and 500 calls have
+    // succeeded, however long that takes on a busy machine (a fixed 1.5 s made only 131 calls while
+    // a soak ran beside it); the deadline only keeps a broken channel from running for ever.
+    const enough = () => peers.size >= 5 && succeeded >= 500;
+    const deadline = Date.now() + 30_000;
     const caller = async () => {
-      while (Date.now() < deadline) {
+      while (!enough() && Date.now() < deadline) {
         await new Promise<void>((resolve) =>
           client.echo({ n: 1 }, (error) => {
             if (error) failures.push(`${error.code} ${error.details}`);
@@ -47,7 +51,7 @@ describe("calls while servers rotate their connections", () => {
     await Promise.all(Array.from({ length: 8 }, caller));
     client.close();
     expect(peers.size).toBeGreaterThanOrEqual(5);
-    expect(succeeded).toBeGreaterThan(500);
+    expect(succeeded).toBeGreaterThanOrEqual(500);
     expect(failures).toEqual([]);
   });
 });

@@ -90,6 +90,8 @@ export interface BreakerRegistry {
   get(hookId: string): CircuitBreaker;
   /** Drops a hook's breaker when it is closed with no failures counted. */
   forgetIfHealthy(hookId: string): void;
+  /** How long a hook's breaker still holds its deliveries back (0 without a breaker), without creating one. */
+  blockedForMs(hookId: string): number;
   size(): number;
 }
 
@@ -119,6 +121,9 @@ export function createBreakerRegistry(options: CircuitBreakerOptions = {}): Brea
     },
     forgetIfHealthy(hookId) {
       if (breakers.get(hookId)?.healthy()) breakers.delete(hookId);
+    },
+    blockedForMs(hookId) {
+      return breakers.get(hookId)?.breaker.blockedForMs() ?? 0;
     },
     size: () => breakers.size,
   };

@@ -4,6 +4,7 @@ import { parseDuration } from "@waybill/platform/duration.js";
 import { DEFAULT_WEBHOOK_DISABLE_AFTER_MS } from "./auto-disable.js";
 import { DEFAULT_RETENTION_EVENTS_MS, DEFAULT_RETENTION_EXECUTIONS_MS, DEFAULT_RETENTION_TEST_EVENTS_MS } from "./retention.js";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "./retry-schedule.js";
+import { DEFAULT_WEBHOOK_PARK_AFTER_MS } from "./parked-deliveries.js";
 import { sealingKeySetting } from "@waybill/platform/sealed-box.js";
 import { MAX_WEBHOOK_TIMEOUT_MS } from "@waybill/contracts/limits/hooks.js";
 
@@ -66,6 +67,11 @@ export const dispatcherConfigSchema = z
      * Ack wait of the dispatcher's EVENTS and DELIVERIES consumers: after a crash, what it had taken
      * is redelivered this much later. Held messages get heartbeats, so it bounds no delivery's length.
      */
+    /**
+     * A delivery that would wait this long or longer for its hook's circuit breaker is parked in
+     * PostgreSQL until the receiver answers again (parked-deliveries.ts; milliseconds once parsed).
+     */
+    WEBHOOK_PARK_AFTER: duration.default(DEFAULT_WEBHOOK_PARK_AFTER_MS),
     /** A hook whose every attempt failed this long is paused by the system (milliseconds once parsed). */
     WEBHOOK_DISABLE_AFTER: duration.default(DEFAULT_WEBHOOK_DISABLE_AFTER_MS),
     /** How long the event log, execution records and test events are kept (milliseconds once parsed). */

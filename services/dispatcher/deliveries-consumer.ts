@@ -24,6 +24,7 @@ import { TRANSACTION_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js"
 import { deliveriesStreamName } from "./deliveries-stream.js";
 import { parseDeliveryMessage, type DeliveryMessage } from "./delivery-message.js";
 import { DEFAULT_MAX_HELD, type DeliveryScheduler, type Settlement } from "./delivery-scheduler.js";
+import type { Parked } from "./parked-deliveries.js";
 
 export const DELIVERIES_CONSUMER = "dispatcher-deliveries";
 export const DELIVERIES_PULL_BATCH = 256;
@@ -37,22 +38,47 @@ export interface DeliveriesConsumerOptions {
   maxHeld?: number;
   /** Where the consumer's progress is watched (stall → /readyz red, metric). */
   health?: ConsumerHealth;
+  /** Parks a delivery whose hook's receiver stays down (parked-deliveries.ts); without it, none is parked. */
+  park?: ParkDelivery;
 }
+
+export type ParkDelivery = (parked: Parked) => Promise<void>;
 
 export interface RunningDeliveriesConsumer {
   stop(): Promise<void>;
 }
 
-/** How a DELIVERIES message is settled: ack, nak with a delay, in-progress heartbeats. */
-export function messageSettlement(msg: JsMsg): Settlement {
+/** If parking fails (the database away), the message comes back this much later instead. */
+export const PARK_FAILED_DELAY_MS = 60_000;
+
+/**
+ * How a DELIVERIES message is settled: ack, nak with a delay, in-progress heartbeats, and, given
+ * `park`, parking (acknowledged once the parked delivery is stored).
+ */
+export function messageSettlement(msg: JsMsg, delivery?: DeliveryMessage, park?: ParkDelivery, logger?: Logger): Settlement {
+  const transactionId = msg.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined;
+  const traceparent = msg.headers?.get(TRACEPARENT_HEADER) || undefined;
   return {
     ack: () => msg.ack(),
     handBack: (delayMs) => msg.nak(delayMs),
     working: () => msg.working(),
     keepsDelay: true,
     deliveryCount: msg.info.deliveryCount,
-    transactionId: msg.headers?.get(TRANSACTION_ID_NATS_HEADER) || undefined,
-    traceparent: msg.headers?.get(TRACEPARENT_HEADER) || undefined,
+    transactionId,
+    traceparent,
+    ...(park && delivery
+      ? {
+          park: () => {
+            park({ delivery, transactionId, traceparent }).then(
+              () => msg.ack(),
+              (error: Error) => {
+                logger?.warn({ err: error.message, deliveryId: delivery.deliveryId }, "delivery could not be parked; it comes back later");
+                msg.nak(PARK_FAILED_DELAY_MS);
+              },
+            );
+          },
+        }
+      : {}),
   };
 }
 
@@ -103,7 +129,7 @@ export async function startDeliveriesConsumer(options: DeliveriesConsumerOptions
         settledHere += 1;
         continue;
       }
-      scheduler.submit({ delivery, settle: messageSettlement(msg) });
+      scheduler.submit({ delivery, settle: messageSettlement(msg, delivery, options.park, logger) });
       await scheduler.whenBelow(maxHeld);
     }
   })();

@@ -6,7 +6,12 @@ import { headers, publishDurable, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEA
 import { deliveriesSubject } from "./deliveries-stream.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 
-export type StoreDelivery = (delivery: DeliveryMessage, trace: { transactionId?: string; traceparent?: string }) => Promise<void>;
+/**
+ * `msgId`, when given, replaces the delivery's id as the Nats-Msg-Id: a delivery stored again on
+ * purpose (a parked one released) must not be taken for a copy of its earlier message, which
+ * JetStream would drop without a word within its duplicate window.
+ */
+export type StoreDelivery = (delivery: DeliveryMessage, trace: { transactionId?: string; traceparent?: string; msgId?: string }) => Promise<void>;
 
 export function createDeliveryStore(bus: Bus): StoreDelivery {
   return async (delivery, trace) => {
@@ -14,6 +19,9 @@ export function createDeliveryStore(bus: Bus): StoreDelivery {
     h.set(TRANSACTION_ID_NATS_HEADER, trace.transactionId || delivery.eventId);
     h.set(TENANT_ID_NATS_HEADER, delivery.tenantId);
     if (trace.traceparent) h.set(TRACEPARENT_HEADER, trace.traceparent);
-    await publishDurable(bus, deliveriesSubject(bus.topology, delivery.hookId), JSON.stringify(delivery), { msgId: delivery.deliveryId, headers: h });
+    await publishDurable(bus, deliveriesSubject(bus.topology, delivery.hookId), JSON.stringify(delivery), {
+      msgId: trace.msgId ?? delivery.deliveryId,
+      headers: h,
+    });
   };
 }

@@ -136,6 +136,37 @@ describe("delivery scheduler's transitions", () => {
     await scheduler.stop();
   });
 
+  it("parks a delivery that would wait for the breaker as long as parkAfterMs, when its source can park it", async () => {
+    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
+    breakers.get("hook_1").admit();
+    breakers.get("hook_1").onFailure();
+    const deferred: DeferReason[] = [];
+    const scheduler = new HookLaneScheduler({
+      deliverer: gatedDeliverer("after the wait").deliverer,
+      logger,
+      perHook: 1,
+      ackWaitMs: 60_000,
+      breakers,
+      random: () => 0,
+      parkAfterMs: 60_000,
+      onDeferred: (reason) => deferred.push(reason),
+    });
+    const parkable = (deliveryCount: number) => ({ ...settlement(true), deliveryCount, park: vi.fn() });
+    const soon = parkable(1); // would wait 5 s: handed back
+    const late = parkable(6); // would wait 160 s: parked
+    const unparkable = { ...settlement(true), deliveryCount: 6 }; // its source cannot park: handed back
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: soon });
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: late });
+    scheduler.submit({ delivery: delivery("dlv_3"), settle: unparkable });
+    expect(deferred).toEqual(["breaker open", "parked", "breaker open"]);
+    expect(soon.park).not.toHaveBeenCalled();
+    expect(soon.handBack).toHaveBeenCalledWith(5_000);
+    expect(late.park).toHaveBeenCalledOnce();
+    expect(late.handBack).not.toHaveBeenCalled();
+    expect(unparkable.handBack).toHaveBeenCalledWith(160_000);
+    await scheduler.stop();
+  });
+
   it("releaseQueued hands back what waits and keeps what runs", async () => {
     const { scheduler, release } = oneLane();
     const running = settlement();

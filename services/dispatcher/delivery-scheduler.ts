@@ -17,8 +17,9 @@
 //   beyond its new limit.
 // - While a hook's breaker is open its deliveries are handed back until the breaker lets a trial
 //   through, each one longer every time it finds the breaker open again (heldBackDelay), and the
-//   moment it opens, that hook's queue is handed back too. Those are not attempts: nothing is
-//   recorded and the retry schedule does not move.
+//   moment it opens, that hook's queue is handed back too; one that would wait `parkAfterMs` or
+//   longer is parked instead (parked-deliveries.ts). Those are not attempts: nothing is recorded
+//   and the retry schedule does not move.
 // - Held deliveries (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   what they came from while they wait their turn.
 import { contextFrom, runInContext } from "@waybill/platform/context.js";
@@ -49,7 +50,7 @@ export const HELD_HORIZON_MS = 300_000;
 /** How often lanes are checked for a queue beyond their present limit (a receiver turned slow). */
 export const SHED_INTERVAL_MS = 250;
 
-export type DeferReason = "lane full" | "breaker open" | "not due" | "failure";
+export type DeferReason = "lane full" | "breaker open" | "not due" | "failure" | "parked";
 
 /** How a held delivery is finished; the source (a DELIVERIES message, a new event) decides what that means. */
 export interface Settlement {
@@ -61,6 +62,11 @@ export interface Settlement {
   working(): void;
   /** Its attempt begins: it has left its lane's queue. */
   started?(): void;
+  /**
+   * Kept aside until its hook answers again (parked-deliveries.ts) instead of being handed back;
+   * only a source that can keep it offers this.
+   */
+  park?(): void;
   /**
    * Whether a hand-back's delay is kept (a nak'ed DELIVERIES message). A new event's delivery that
    * is handed back is stored in DELIVERIES at once instead, and that consumer decides anew: pacing
@@ -89,6 +95,8 @@ export interface DeliverySchedulerOptions {
   random?: () => number;
   onOutcome?(outcome: AttemptOutcome): void;
   onDeferred?(reason: DeferReason): void;
+  /** A delivery that would wait this long or longer for its hook's breaker is parked, if its source can park it. */
+  parkAfterMs?: number;
   /**
    * A delivery of a per-entity queue is finished (delivered, exhausted or dropped); runs before it
    * is acknowledged (the queue's next delivery is sent). When it fails, the delivery is handed
@@ -195,7 +203,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const blockedFor = this.#breakers.get(hookId).blockedForMs();
     if (blockedFor > 0) {
       this.#settled += 1;
-      this.#defer(held.settle, this.#spread(heldBackDelay(blockedFor, held.settle.deliveryCount)), "breaker open");
+      this.#holdBack(held.settle, blockedFor);
       return;
     }
     const stats = this.#statsOf(hookId);
@@ -267,7 +275,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const { deliverer, logger } = this.#options;
     const breaker = this.#breakers.get(delivery.hookId);
     const admission = breaker.admit();
-    if (!admission.allowed) return this.#defer(settle, this.#spread(heldBackDelay(admission.retryInMs, settle.deliveryCount)), "breaker open");
+    if (!admission.allowed) return this.#holdBack(settle, admission.retryInMs);
     let outcome: AttemptOutcome;
     const span = deliverySpan(logger, delivery, settle.traceparent);
     try {
@@ -334,6 +342,22 @@ export class HookLaneScheduler implements DeliveryScheduler {
   }
 
   /**
+   * A delivery that found its hook's breaker open: handed back until the breaker lets one through,
+   * longer each time it comes back to it (heldBackDelay), or parked once that wait would reach
+   * `parkAfterMs`.
+   */
+  #holdBack(settle: Settlement, blockedForMs: number): void {
+    const delay = this.#spread(heldBackDelay(blockedForMs, settle.deliveryCount));
+    const { parkAfterMs, onDeferred } = this.#options;
+    if (settle.park && parkAfterMs !== undefined && delay >= parkAfterMs) {
+      onDeferred?.("parked");
+      settle.park();
+      return;
+    }
+    this.#defer(settle, delay, "breaker open");
+  }
+
+  /**
    * Hands back a delivery its hook's lane cannot hold, paced to return about when the lane has room
    * (overflow-pacer.ts), unless its source does not keep the delay.
    */
@@ -344,8 +368,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
 
   /** A hook's breaker has just opened: what waits in its queue would only be handed back one by one as it came up. */
   #breakerOpened(hookId: string, blockedForMs: number): void {
-    for (const queued of this.#lanes.drainQueued(hookId))
-      this.#defer(queued.settle, this.#spread(heldBackDelay(blockedForMs, queued.settle.deliveryCount)), "breaker open");
+    for (const queued of this.#lanes.drainQueued(hookId)) this.#holdBack(queued.settle, blockedForMs);
   }
 
   /**

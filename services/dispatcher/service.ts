@@ -3,7 +3,7 @@
 // a hook could not take at once. Serves hooks, executions and the event log over gRPC.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Counter, Histogram } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
 import { DispatcherServiceService } from "@waybill/contracts/gen/waybill/dispatcher/v1/dispatcher.js";
 import { startConsumer } from "@waybill/platform/consumer.js";
 import { createPool } from "@waybill/platform/db.js";
@@ -29,6 +29,8 @@ import { setUpSecretKeys } from "./secret-key-setup.js";
 import { createSender } from "./sender.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
 import { createDeliveryStore } from "./deliveries-store.js";
+import { createBreakerRegistry } from "./circuit-breaker.js";
+import { parkDeliveries, releaseInterval, startParkedRelease, type Parked } from "./parked-deliveries.js";
 import { enqueueOrdered as enqueueOrderedDeliveries, finishOrdered, isOrdered, type OrderedDelivery } from "./ordered-deliveries.js";
 
 export const DISPATCHER_SCHEMA = "dispatcher";
@@ -85,6 +87,32 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     });
     runtime.defer(() => deliveryPool.end());
     const store = createDeliveryStore(bus);
+    const breakers = createBreakerRegistry();
+    const parkedGauge = new Gauge({
+      name: "waybill_webhook_parked_deliveries",
+      help: "Deliveries parked in PostgreSQL while their hook's receiver stays down (at the last release round)",
+      registers,
+    });
+    const released = new Counter({
+      name: "waybill_webhook_parked_released_total",
+      help: "Parked deliveries sent back to DELIVERIES (a probe, or all of a hook's once it answered)",
+      registers,
+    });
+    const parkedRelease = startParkedRelease({
+      pool,
+      store,
+      logger,
+      blockedForMs: (hookId) => breakers.blockedForMs(hookId),
+      intervalMs: releaseInterval(config.WEBHOOK_PARK_AFTER),
+      onRound: (parked) => parkedGauge.set(parked),
+      onReleased: (count) => released.inc(count),
+    });
+    runtime.defer(parkedRelease.stop);
+    const park = createBatcher(async (items: Parked[]) => {
+      await parkDeliveries(deliveryPool, items);
+      for (const { delivery } of items) parkedRelease.parked(delivery.hookId);
+      return items.map(() => undefined);
+    });
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
 
     // One scheduler for both sources of deliveries: a hook's lane and breaker are the same whether
@@ -94,9 +122,12 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       logger,
       perHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
+      breakers,
+      parkAfterMs: config.WEBHOOK_PARK_AFTER,
       onOutcome: (outcome) => {
         if (outcome.kind === "dropped") dropped.inc({ reason: outcome.reason });
         if (outcome.kind !== "attempted") return;
+        if (outcome.execution.outcome === "succeeded") parkedRelease.succeeded(outcome.execution.hookId);
         attempts.inc({ outcome: outcome.execution.outcome });
         attemptSeconds.observe(outcome.execution.durationMs / 1000);
       },
@@ -113,6 +144,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       logger,
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       health: runtime.consumerHealth,
+      park,
     });
 
     // Publishes manual and recovery re-deliveries written to the outbox, and webhook.disabled events.

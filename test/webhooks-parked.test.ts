@@ -1,0 +1,65 @@
+// Parked deliveries: a receiver that stays down gets its deliveries parked in PostgreSQL instead of
+// cycling through JetStream, and once it answers again every one of them arrives, each event once.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DISPATCHER_SCHEMA } from "../services/dispatcher/service.js";
+import { client, createCustomer, type Call } from "./orders-fixtures.js";
+import { eventually } from "./support/http.js";
+import { metric } from "./support/metrics.js";
+import { startStack, type Stack } from "./support/stack.js";
+import { createHook, LOOPBACK_RECEIVERS, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+
+const EVENTS = 20;
+
+describe("a hook whose receiver stays down", () => {
+  let stack: Stack;
+  let call: Call;
+  let receiver: TestReceiver;
+  let db: pg.Client;
+  let down = true;
+  /** Event ids the receiver answered 200 to, in order. */
+  const accepted: string[] = [];
+
+  beforeAll(async () => {
+    // Parked once a delivery would wait a second for the breaker (5 minutes by default).
+    stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_PARK_AFTER: "1s" } });
+    call = client(stack);
+    receiver = await startReceiver((_index, request) => {
+      if (down) return { status: 503, body: "down" };
+      accepted.push(request.json?.id);
+      return { status: 200 };
+    });
+    db = new pg.Client({ connectionString: stack.env.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+    await receiver?.close();
+    await stack?.stop();
+  });
+
+  const parkedCount = async (hookId: string) =>
+    (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${DISPATCHER_SCHEMA}.parked_deliveries WHERE hook_id = $1`, [hookId])).rows[0].n;
+
+  it("parks its deliveries while it is down, and delivers every event once after it answers again", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "customer.created" });
+    const customers = new Set<string>();
+    for (let i = 0; i < EVENTS; i++) customers.add(await createCustomer(call));
+
+    // The first attempts fail and open the breaker; what waits for it is parked, not kept cycling.
+    await eventually(async () => ((await parkedCount(hook.id)) >= EVENTS - 8 ? true : undefined), 30_000);
+    expect(await metric(stack.dispatcher.opsPort, /^waybill_webhook_deferred_total\{reason="parked"/)).toBeGreaterThanOrEqual(EVENTS - 8);
+    const failedRequests = receiver.received.length;
+    expect(failedRequests).toBeLessThan(EVENTS); // held back, not attempted one by one
+
+    down = false;
+    // A probe goes out when the breaker lets one through; once it succeeds the rest follow.
+    await eventually(async () => (new Set(accepted).size >= EVENTS ? true : undefined), 60_000);
+    const events = (await call(`/events?kind=customer.created&limit=100`)).body.data as { id: string; customerId: string }[];
+    const ours = events.filter((e) => customers.has(e.customerId)).map((e) => e.id);
+    expect(ours).toHaveLength(EVENTS);
+    expect([...accepted].sort()).toEqual([...ours].sort()); // each event accepted once, none twice
+    expect(await parkedCount(hook.id)).toBe(0);
+    expect(await metric(stack.dispatcher.opsPort, /^waybill_webhook_parked_released_total\b/)).toBeGreaterThanOrEqual(EVENTS - 8);
+  });
+});
