@@ -1,0 +1,130 @@
+// What recording delivery attempts costs PostgreSQL, part by part: the dispatcher's statement
+// (executions.ts: execution rows and the hooks' counters in one statement) against the same rows
+// inserted without the counters, then without the foreign key to hooks and the two indexes only
+// some reads use. Measured as the backend's own CPU (/proc/<pid>/stat of the connection's
+// PostgreSQL process, so PostgreSQL must run on this machine) per row, in batches of BATCH rows.
+// Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
+//   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
+import { readFileSync } from "node:fs";
+import pg from "pg";
+import { createPool } from "@waybill/platform/db.js";
+import { newId } from "@waybill/platform/ids.js";
+import { migrate } from "@waybill/platform/migrations.js";
+import { recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
+import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
+import { createTestEnvironment } from "../test/support/environment.js";
+
+const BATCH = Number(process.env.BATCH ?? 8);
+const BATCHES = Number(process.env.BATCHES ?? 1500);
+const HOOKS = 4;
+const tenantId = "ten_bench";
+
+const env = await createTestEnvironment();
+const pool = createPool({ databaseUrl: env.databaseUrl, schema: DISPATCHER_SCHEMA, max: 1, applicationName: "waybill-bench-record" });
+await migrate(pool, DISPATCHER_SCHEMA, [DISPATCHER_SERVICE_SCHEMA.migrationsDir]);
+await pool.end();
+
+const db = new pg.Client({ connectionString: env.databaseUrl, options: `-c search_path=${DISPATCHER_SCHEMA}` });
+await db.connect();
+const hooks = Array.from({ length: HOOKS }, () => newId("hook"));
+for (const id of hooks)
+  await db.query(
+    `INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, ordering, secret_sealed, secret_last_rotated_at, active_since)
+     VALUES ($1, $2, 'bench', 'http://127.0.0.1/', 'order.created', 'active', 'none', 'sealed', now(), now())`,
+    [id, tenantId],
+  );
+const backend = (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+/** The backend's user + system CPU so far, in milliseconds (clock ticks of 10 ms). */
+const backendCpuMs = () => {
+  const fields = readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+const attempts = (): NewExecution[] => {
+  const eventId = newId("evt");
+  return Array.from({ length: BATCH }, (_, i) => ({
+    tenantId,
+    hookId: hooks[i % HOOKS],
+    deliveryId: `${eventId}:${hooks[i % HOOKS]}:${i}`,
+    eventId,
+    eventKind: "order.created",
+    trigger: "event",
+    attempt: 1,
+    url: "http://127.0.0.1/",
+    result: {
+      requestedAt: new Date(),
+      durationMs: 1,
+      ok: true,
+      statusCode: 200,
+      responseBody: "",
+      responseHeaders: {},
+      error: null,
+      receiverFault: false,
+      aborted: false,
+    },
+    nextAttemptAt: null,
+  }));
+};
+
+// The same rows without the hooks' counters.
+const INSERT_ONLY = `INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
+                        duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
+  SELECT id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url, duration_ms, 'succeeded',
+         status_code, response_body, response_headers, error, next_attempt_at
+    FROM jsonb_to_recordset($1::jsonb) AS r(id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text,
+         trigger text, attempt int, requested_at timestamptz, url text, duration_ms int, status_code int, response_body text,
+         response_headers jsonb, error text, next_attempt_at timestamptz)`;
+const insertOnly = (batch: NewExecution[]) =>
+  db.query({
+    name: "bench_insert_only",
+    text: INSERT_ONLY,
+    values: [
+      JSON.stringify(
+        batch.map((e) => ({
+          id: newId("exe"),
+          tenant_id: e.tenantId,
+          hook_id: e.hookId,
+          delivery_id: e.deliveryId,
+          event_id: e.eventId,
+          event_kind: e.eventKind,
+          trigger: e.trigger,
+          attempt: e.attempt,
+          requested_at: e.result.requestedAt.toISOString(),
+          url: e.url,
+          duration_ms: e.result.durationMs,
+          status_code: e.result.statusCode,
+          response_body: e.result.responseBody,
+          response_headers: e.result.responseHeaders,
+          error: e.result.error,
+          next_attempt_at: null,
+        })),
+      ),
+    ],
+  });
+
+async function measure(label: string, write: (batch: NewExecution[]) => Promise<unknown>): Promise<void> {
+  const cpuBefore = backendCpuMs();
+  const started = performance.now();
+  for (let b = 0; b < BATCHES; b++) await write(attempts());
+  const rows = BATCHES * BATCH;
+  const wallUs = ((performance.now() - started) / rows) * 1000;
+  const cpuUs = ((backendCpuMs() - cpuBefore) / rows) * 1000;
+  process.stdout.write(`${label.padEnd(58)} ${cpuUs.toFixed(1).padStart(6)} µs PostgreSQL CPU per row  (${wallUs.toFixed(1)} µs wall)\n`);
+}
+
+process.stdout.write(`record-executions-cost: ${BATCHES} batches of ${BATCH} rows per variant, ${HOOKS} hooks\n`);
+try {
+  const recorded = (batch: NewExecution[]) => recordExecutions(db, batch);
+  await measure("warm-up (the dispatcher's statement)", recorded);
+  await measure("the dispatcher's statement (rows + hook counters)", recorded);
+  await measure("the same rows without the counters", insertOnly);
+  await db.query("ALTER TABLE executions DROP CONSTRAINT executions_hook_id_fkey");
+  await measure("  … and without the foreign key to hooks", insertOnly);
+  await db.query("DROP INDEX executions_hook_event_succeeded");
+  await measure("  … and without executions_hook_event_succeeded", insertOnly);
+  await db.query("DROP INDEX executions_event");
+  await measure("  … and without executions_event", insertOnly);
+} finally {
+  await db.end();
+  await env.cleanup();
+}
