@@ -130,8 +130,9 @@ export interface ParkedRelease {
 
 /**
  * The release rounds: every `intervalMs`, for each active hook with parked deliveries, none while
- * its breaker holds deliveries back here, one (a probe, which is an attempt like any other) when
- * it lets one through, and all of them once a delivery to it has succeeded since the last round.
+ * its breaker holds deliveries back here, a probe when it lets one through (one delivery, an
+ * attempt like any other; twice as many at each round that finds the breaker still letting them
+ * through), and all of them once a delivery to it has succeeded since the last round.
  */
 export function startParkedRelease(deps: ParkedReleaseDeps): ParkedRelease {
   /** Hooks with parked deliveries at the last round (or parked here since). */
@@ -141,9 +142,23 @@ export function startParkedRelease(deps: ParkedReleaseDeps): ParkedRelease {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
+  /** Each hook's next probe size: doubled while probes meet no open breaker, back to 1 when one does. */
+  const probeSizes = new Map<string, number>();
+
   const releaseHook = async (hookId: string): Promise<number> => {
-    if (deps.blockedForMs(hookId) > 0) return 0;
-    if (!answered.delete(hookId)) return releaseParked(deps.pool, deps.store, hookId, 1);
+    if (deps.blockedForMs(hookId) > 0) {
+      probeSizes.delete(hookId);
+      return 0;
+    }
+    if (!answered.delete(hookId)) {
+      // A probe that neither failed nor succeeded (dropped: the hook was resumed since, or its
+      // event was recovered) says nothing of the receiver: the next one is twice as large, so
+      // such parked deliveries do not go back one per round.
+      const size = probeSizes.get(hookId) ?? 1;
+      probeSizes.set(hookId, Math.min(RELEASE_BATCH, size * 2));
+      return releaseParked(deps.pool, deps.store, hookId, size);
+    }
+    probeSizes.delete(hookId);
     let released = 0;
     for (;;) {
       const count = await releaseParked(deps.pool, deps.store, hookId, RELEASE_BATCH);
@@ -158,6 +173,7 @@ export function startParkedRelease(deps: ParkedReleaseDeps): ParkedRelease {
     parkedHooks.clear();
     for (const hookId of hooks.keys()) parkedHooks.add(hookId);
     for (const hookId of answered) if (!parkedHooks.has(hookId)) answered.delete(hookId);
+    for (const hookId of probeSizes.keys()) if (!parkedHooks.has(hookId)) probeSizes.delete(hookId);
     for (const [hookId, parked] of hooks) {
       if (stopped) return;
       const released = await releaseHook(hookId);
