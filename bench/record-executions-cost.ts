@@ -74,33 +74,53 @@ const INSERT_ONLY = `INSERT INTO executions (id, tenant_id, hook_id, delivery_id
     FROM jsonb_to_recordset($1::jsonb) AS r(id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text,
          trigger text, attempt int, requested_at timestamptz, url text, duration_ms int, status_code int, response_body text,
          response_headers jsonb, error text, next_attempt_at timestamptz)`;
-const insertOnly = (batch: NewExecution[]) =>
-  db.query({
-    name: "bench_insert_only",
-    text: INSERT_ONLY,
-    values: [
-      JSON.stringify(
-        batch.map((e) => ({
-          id: newId("exe"),
-          tenant_id: e.tenantId,
-          hook_id: e.hookId,
-          delivery_id: e.deliveryId,
-          event_id: e.eventId,
-          event_kind: e.eventKind,
-          trigger: e.trigger,
-          attempt: e.attempt,
-          requested_at: e.result.requestedAt.toISOString(),
-          url: e.url,
-          duration_ms: e.result.durationMs,
-          status_code: e.result.statusCode,
-          response_body: e.result.responseBody,
-          response_headers: e.result.responseHeaders,
-          error: e.result.error,
-          next_attempt_at: null,
-        })),
-      ),
-    ],
-  });
+/** The rows of a batch as the statements' jsonb parameter. */
+const rowsOf = (batch: NewExecution[]) =>
+  JSON.stringify(
+    batch.map((e) => ({
+      id: newId("exe"),
+      tenant_id: e.tenantId,
+      hook_id: e.hookId,
+      delivery_id: e.deliveryId,
+      event_id: e.eventId,
+      event_kind: e.eventKind,
+      trigger: e.trigger,
+      attempt: e.attempt,
+      requested_at: e.result.requestedAt.toISOString(),
+      url: e.url,
+      duration_ms: e.result.durationMs,
+      status_code: e.result.statusCode,
+      response_body: e.result.responseBody,
+      response_headers: e.result.responseHeaders,
+      error: e.result.error,
+      next_attempt_at: null,
+    })),
+  );
+const insertOnly = (batch: NewExecution[]) => db.query({ name: "bench_insert_only", text: INSERT_ONLY, values: [rowsOf(batch)] });
+
+// The counters kept in a narrow table of their own (hook_counters), as the hooks' row keeps them
+// now: a smaller row to write again at each batch, and fewer indexes on it.
+await db.query(`CREATE TABLE hook_counters (hook_id text PRIMARY KEY, success_count bigint NOT NULL DEFAULT 0,
+  error_count bigint NOT NULL DEFAULT 0, last_run_at timestamptz, failing_since timestamptz) WITH (fillfactor = 50)`);
+await db.query("INSERT INTO hook_counters (hook_id) SELECT id FROM hooks");
+const COUNTED_APART = `WITH input AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text,
+      trigger text, attempt int, requested_at timestamptz, url text, duration_ms int, status_code int, response_body text,
+      response_headers jsonb, error text, next_attempt_at timestamptz)
+  ), totals AS (
+    SELECT hook_id, count(*) AS ok, max(requested_at) AS last_run_at FROM input GROUP BY hook_id
+  ), locked AS (
+    SELECT c.hook_id FROM hook_counters c JOIN totals t ON t.hook_id = c.hook_id ORDER BY c.hook_id FOR NO KEY UPDATE OF c
+  ), counted AS (
+    UPDATE hook_counters c SET success_count = c.success_count + t.ok, last_run_at = GREATEST(c.last_run_at, t.last_run_at), failing_since = NULL
+      FROM totals t, locked l WHERE l.hook_id = c.hook_id AND t.hook_id = c.hook_id RETURNING c.hook_id
+  )
+  INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
+                          duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
+  SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url, i.duration_ms,
+         'succeeded', i.status_code, i.response_body, i.response_headers, i.error, i.next_attempt_at
+    FROM input i JOIN counted c ON c.hook_id = i.hook_id`;
+const countedApart = (batch: NewExecution[]) => db.query({ name: "bench_counted_apart", text: COUNTED_APART, values: [rowsOf(batch)] });
 
 async function measure(label: string, write: (batch: NewExecution[]) => Promise<unknown>): Promise<void> {
   const cpuBefore = backendCpuMs();
@@ -118,6 +138,7 @@ try {
   await measure("warm-up (the dispatcher's statement)", recorded);
   await measure("the dispatcher's statement (rows + hook counters)", recorded);
   await measure("the same rows without the counters", insertOnly);
+  await measure("the rows, counters in a narrow table of their own", countedApart);
   await db.query("ALTER TABLE executions DROP CONSTRAINT executions_hook_id_fkey");
   await measure("  … and without the foreign key to hooks", insertOnly);
   await db.query("DROP INDEX executions_hook_event_succeeded");
