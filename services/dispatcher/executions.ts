@@ -118,13 +118,9 @@ const RECORD_EXECUTIONS = preparedStatement(
      RETURNING id`,
 );
 
-/**
- * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
- * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
- * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
- */
-export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
-  const input = attempts.map((e) => ({
+/** Attempts as the rows of RECORD_EXECUTIONS's jsonb parameter, each with a new execution id. */
+export function executionRows(attempts: NewExecution[]) {
+  return attempts.map((e) => ({
     id: newId("exe"),
     tenant_id: e.tenantId,
     hook_id: e.hookId,
@@ -143,6 +139,15 @@ export async function recordExecutions(db: Queryable, attempts: NewExecution[]):
     error: e.result.error,
     next_attempt_at: e.nextAttemptAt?.toISOString() ?? null,
   }));
+}
+
+/**
+ * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
+ * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
+ * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
+ */
+export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
+  const input = executionRows(attempts);
   const { rows } = await db.query<{ id: string }>(RECORD_EXECUTIONS([JSON.stringify(input)]));
   // The records are answered from what was written, not read back: returning every column (two
   // timestamps formatted, the headers' jsonb printed and parsed again) cost PostgreSQL and the
