@@ -9,8 +9,8 @@ import type { DeliveryMessage } from "./delivery-message.js";
 
 const logger = createLogger("delivery-scheduler-test", "silent");
 
-function delivery(deliveryId: string): DeliveryMessage {
-  return { deliveryId, tenantId: "ten_1", hookId: "hook_1", trigger: "event", eventId: deliveryId, eventKind: "order.created", eventJson: "{}" };
+function delivery(deliveryId: string, hookId = "hook_1"): DeliveryMessage {
+  return { deliveryId, tenantId: "ten_1", hookId, trigger: "event", eventId: deliveryId, eventKind: "order.created", eventJson: "{}" };
 }
 
 function settlement(keepsDelay = false): Settlement & { ack: ReturnType<typeof vi.fn>; handBack: ReturnType<typeof vi.fn>; working: ReturnType<typeof vi.fn> } {
@@ -164,6 +164,36 @@ describe("delivery scheduler's transitions", () => {
     expect(late.park).toHaveBeenCalledOnce();
     expect(late.handBack).not.toHaveBeenCalled();
     expect(unparkable.handBack).toHaveBeenCalledWith(160_000);
+    await scheduler.stop();
+  });
+
+  it("parks at once a delivery that finds the breaker open when its hook has parked deliveries already", async () => {
+    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
+    for (const hookId of ["hook_1", "hook_2"]) {
+      breakers.get(hookId).admit();
+      breakers.get(hookId).onFailure();
+    }
+    const deferred: DeferReason[] = [];
+    const scheduler = new HookLaneScheduler({
+      deliverer: gatedDeliverer("after the wait").deliverer,
+      logger,
+      perHook: 1,
+      ackWaitMs: 60_000,
+      breakers,
+      random: () => 0,
+      parkAfterMs: 60_000,
+      hasParked: (hookId) => hookId === "hook_1",
+      onDeferred: (reason) => deferred.push(reason),
+    });
+    const joins = { ...settlement(true), park: vi.fn() };
+    const waits = { ...settlement(true), park: vi.fn() };
+    scheduler.submit({ delivery: delivery("dlv_1", "hook_1"), settle: joins });
+    scheduler.submit({ delivery: delivery("dlv_2", "hook_2"), settle: waits });
+    expect(deferred).toEqual(["parked", "breaker open"]);
+    expect(joins.park).toHaveBeenCalledOnce();
+    expect(joins.handBack).not.toHaveBeenCalled();
+    expect(waits.park).not.toHaveBeenCalled();
+    expect(waits.handBack).toHaveBeenCalledWith(5_000);
     await scheduler.stop();
   });
 

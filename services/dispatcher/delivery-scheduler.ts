@@ -98,6 +98,11 @@ export interface DeliverySchedulerOptions {
   /** A delivery that would wait this long or longer for its hook's breaker is parked, if its source can park it. */
   parkAfterMs?: number;
   /**
+   * Whether a hook has parked deliveries already: one that finds its breaker open then joins them
+   * at once (behind them, in order) instead of waiting for the wait to reach `parkAfterMs`.
+   */
+  hasParked?(hookId: string): boolean;
+  /**
    * A delivery of a per-entity queue is finished (delivered, exhausted or dropped); runs before it
    * is acknowledged (the queue's next delivery is sent). When it fails, the delivery is handed
    * back, and its next attempt finds it done and finishes it again.
@@ -203,7 +208,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const blockedFor = this.#breakers.get(hookId).blockedForMs();
     if (blockedFor > 0) {
       this.#settled += 1;
-      this.#holdBack(held.settle, blockedFor);
+      this.#holdBack(hookId, held.settle, blockedFor);
       return;
     }
     const stats = this.#statsOf(hookId);
@@ -275,7 +280,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     const { deliverer, logger } = this.#options;
     const breaker = this.#breakers.get(delivery.hookId);
     const admission = breaker.admit();
-    if (!admission.allowed) return this.#holdBack(settle, admission.retryInMs);
+    if (!admission.allowed) return this.#holdBack(delivery.hookId, settle, admission.retryInMs);
     let outcome: AttemptOutcome;
     const span = deliverySpan(logger, delivery, settle.traceparent);
     try {
@@ -344,12 +349,15 @@ export class HookLaneScheduler implements DeliveryScheduler {
   /**
    * A delivery that found its hook's breaker open: handed back until the breaker lets one through,
    * longer each time it comes back to it (heldBackDelay), or parked once that wait would reach
-   * `parkAfterMs`.
+   * `parkAfterMs` or its hook has parked deliveries already. Without the latter, every delivery
+   * that arrived while the breaker waited came back at its next trial and was parked in the same
+   * few seconds: a burst of thousands of parkings every breaker period, which the 2-hour soak saw
+   * as a p99 spike of every other request.
    */
-  #holdBack(settle: Settlement, blockedForMs: number): void {
+  #holdBack(hookId: string, settle: Settlement, blockedForMs: number): void {
     const delay = this.#spread(heldBackDelay(blockedForMs, settle.deliveryCount));
-    const { parkAfterMs, onDeferred } = this.#options;
-    if (settle.park && parkAfterMs !== undefined && delay >= parkAfterMs) {
+    const { parkAfterMs, onDeferred, hasParked } = this.#options;
+    if (settle.park && parkAfterMs !== undefined && (delay >= parkAfterMs || hasParked?.(hookId) === true)) {
       onDeferred?.("parked");
       settle.park();
       return;
@@ -368,7 +376,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
 
   /** A hook's breaker has just opened: what waits in its queue would only be handed back one by one as it came up. */
   #breakerOpened(hookId: string, blockedForMs: number): void {
-    for (const queued of this.#lanes.drainQueued(hookId)) this.#holdBack(queued.settle, blockedForMs);
+    for (const queued of this.#lanes.drainQueued(hookId)) this.#holdBack(hookId, queued.settle, blockedForMs);
   }
 
   /**

@@ -121,6 +121,8 @@ export interface ParkedReleaseDeps {
 export interface ParkedRelease {
   /** A delivery to `hookId` was parked here. */
   parked(hookId: string): void;
+  /** Whether `hookId` had parked deliveries at the last round (or has been parked here since). */
+  has(hookId: string): boolean;
   /** A delivery to `hookId` succeeded: its parked deliveries go back at the next round. */
   succeeded(hookId: string): void;
   /** One round now (the timer runs them on its own); for tests. */
@@ -196,6 +198,9 @@ export function startParkedRelease(deps: ParkedReleaseDeps): ParkedRelease {
   return {
     parked(hookId) {
       parkedHooks.add(hookId);
+    },
+    has(hookId) {
+      return parkedHooks.has(hookId);
     },
     succeeded(hookId) {
       if (parkedHooks.has(hookId)) answered.add(hookId);

@@ -124,6 +124,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       ackWaitMs: config.CONSUMER_ACK_WAIT_MS,
       breakers,
       parkAfterMs: config.WEBHOOK_PARK_AFTER,
+      hasParked: (hookId) => parkedRelease.has(hookId),
       onOutcome: (outcome) => {
         if (outcome.kind === "dropped") dropped.inc({ reason: outcome.reason });
         if (outcome.kind !== "attempted") return;
