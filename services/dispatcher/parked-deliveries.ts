@@ -1,7 +1,7 @@
 // Parked deliveries: what a hook whose receiver stays down would otherwise keep cycling through
 // JetStream. A delivery that finds its hook's breaker open comes back later each time
-// (lane-policy.ts heldBackDelay); once it would wait WEBHOOK_PARK_AFTER or longer, it is written
-// here and its DELIVERIES message acknowledged. Every message a JetStream consumer holds back
+// (lane-policy.ts heldBackDelay); once it would wait WEBHOOK_PARK_AFTER or longer, or its hook
+// has parked deliveries already, it is written here and its DELIVERIES message acknowledged. Every message a JetStream consumer holds back
 // costs nats-server a redelivery timer, and it reviews all of them each time one expires: a
 // receiver down for hours, with its deliveries growing by the minute, made that review the
 // largest part of nats-server's work and slowed every other hook's deliveries with it.
