@@ -527,7 +527,8 @@ function report(settings: Settings, receiver: Receiver, results: Results): void 
   if (runs > 0) {
     const vsFloor = perRun.waybill.map((w, i) => w / perRun.floor[i]);
     const vsPeer = perRun.waybill.map((w, i) => w / perRun.peer[i]);
-    process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.5, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
+    // The target of issue 36 (≥ 0.8 of the floor in every run); 0.5 was the first one.
+    process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.8, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
     process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
     process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
   }
