@@ -136,10 +136,13 @@ describe("delivery scheduler's transitions", () => {
     await scheduler.stop();
   });
 
-  it("parks a delivery that would wait for the breaker as long as parkAfterMs, when its source can park it", async () => {
+  /** A scheduler that parks after 60 s, with the breakers of `hookIds` open for 1 s. */
+  function parkingScheduler(hookIds: string[], hasParked?: (hookId: string) => boolean) {
     const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
-    breakers.get("hook_1").admit();
-    breakers.get("hook_1").onFailure();
+    for (const hookId of hookIds) {
+      breakers.get(hookId).admit();
+      breakers.get(hookId).onFailure();
+    }
     const deferred: DeferReason[] = [];
     const scheduler = new HookLaneScheduler({
       deliverer: gatedDeliverer("after the wait").deliverer,
@@ -149,8 +152,14 @@ describe("delivery scheduler's transitions", () => {
       breakers,
       random: () => 0,
       parkAfterMs: 60_000,
+      hasParked,
       onDeferred: (reason) => deferred.push(reason),
     });
+    return { scheduler, deferred };
+  }
+
+  it("parks a delivery that would wait for the breaker as long as parkAfterMs, when its source can park it", async () => {
+    const { scheduler, deferred } = parkingScheduler(["hook_1"]);
     const parkable = (deliveryCount: number) => ({ ...settlement(true), deliveryCount, park: vi.fn() });
     const soon = parkable(1); // would wait 5 s: handed back
     const late = parkable(6); // would wait 160 s: parked
@@ -168,23 +177,7 @@ describe("delivery scheduler's transitions", () => {
   });
 
   it("parks at once a delivery that finds the breaker open when its hook has parked deliveries already", async () => {
-    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
-    for (const hookId of ["hook_1", "hook_2"]) {
-      breakers.get(hookId).admit();
-      breakers.get(hookId).onFailure();
-    }
-    const deferred: DeferReason[] = [];
-    const scheduler = new HookLaneScheduler({
-      deliverer: gatedDeliverer("after the wait").deliverer,
-      logger,
-      perHook: 1,
-      ackWaitMs: 60_000,
-      breakers,
-      random: () => 0,
-      parkAfterMs: 60_000,
-      hasParked: (hookId) => hookId === "hook_1",
-      onDeferred: (reason) => deferred.push(reason),
-    });
+    const { scheduler, deferred } = parkingScheduler(["hook_1", "hook_2"], (hookId) => hookId === "hook_1");
     const joins = { ...settlement(true), park: vi.fn() };
     const waits = { ...settlement(true), park: vi.fn() };
     scheduler.submit({ delivery: delivery("dlv_1", "hook_1"), settle: joins });
