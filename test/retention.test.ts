@@ -26,7 +26,7 @@ describe("retention of the dispatcher's history", () => {
     await stack?.stop();
   });
 
-  it("deletes events, executions and test events older than their periods and keeps the rest", async () => {
+  it("deletes events, executions, test events and parked deliveries older than their periods and keeps the rest", async () => {
     const now = new Date("2030-01-01T00:00:00Z");
     const ago = (days: number) => new Date(now.getTime() - days * DAY);
     const hook = await createHook(client(stack), { url: "http://127.0.0.1:9/hooks", on: "order.created" });
@@ -49,9 +49,15 @@ describe("retention of the dispatcher's history", () => {
         hook.id,
         ago(days),
       ]);
+      await db.query("INSERT INTO dispatcher.parked_deliveries (delivery_id, tenant_id, hook_id, message, parked_at) VALUES ($1, $2, $3, '{}', $4)", [
+        `${eventId}:${hook.id}`,
+        tenant,
+        hook.id,
+        ago(days),
+      ]);
     }
     const deleted = await pruneHistory(pool, { eventsMs: 30 * DAY, executionsMs: 90 * DAY, testEventsMs: 7 * DAY }, { batch: 2, pauseMs: 0, now });
-    expect(deleted).toEqual({ event_log: 5, executions: 2, test_events: 7 });
+    expect(deleted).toEqual({ event_log: 5, executions: 2, test_events: 7, parked_deliveries: 5 });
     const left = async (table: string, column: string) =>
       (
         await db.query<{ days: number }>(
@@ -62,5 +68,6 @@ describe("retention of the dispatcher's history", () => {
     expect(await left("event_log", "time")).toEqual([1, 8, 29]);
     expect(await left("executions", "requested_at")).toEqual([1, 8, 29, 31, 45, 89]);
     expect(await left("test_events", "created_at")).toEqual([1]);
+    expect(await left("parked_deliveries", "parked_at")).toEqual([1, 8, 29]);
   });
 });

@@ -1,6 +1,8 @@
 // Retention of the dispatcher's history: the tenant event log (RETENTION_EVENTS, 30 days by
 // default, as Svix and Stripe keep events), execution records (RETENTION_EXECUTIONS, 90 days) and
-// test events (RETENTION_TEST_EVENTS, 7 days). Old rows go in batches of RETENTION_BATCH with a
+// test events (RETENTION_TEST_EVENTS, 7 days); parked deliveries as long as the event log (their
+// hook has been paused by then, WEBHOOK_DISABLE_AFTER, and a resume drops what came before it:
+// left alone, a hook that stays paused would keep them for ever). Old rows go in batches of RETENTION_BATCH with a
 // pause between, so no statement holds locks or I/O for long; several replicas doing it at once
 // only share the work. `recover` and `retry` cannot reach further back than what is kept.
 import { Counter, type Registry } from "prom-client";
@@ -25,6 +27,7 @@ const TABLES = [
   { table: "event_log", column: "time", period: "eventsMs" },
   { table: "executions", column: "requested_at", period: "executionsMs" },
   { table: "test_events", column: "created_at", period: "testEventsMs" },
+  { table: "parked_deliveries", column: "parked_at", period: "eventsMs" },
 ] as const;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
