@@ -69,7 +69,9 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
       const nc = await connect({ servers: natsUrl });
       try {
         const jsm = await jetstreamManager(nc);
-        for await (const name of jsm.streams.names()) if (name.startsWith(streamPrefix)) await jsm.streams.delete(name);
+        // A key-value bucket's stream is named KV_<bucket>, and the run's buckets start with its prefix.
+        const ours = (name: string) => name.startsWith(streamPrefix) || name.startsWith(`KV_${streamPrefix}`);
+        for await (const name of jsm.streams.names()) if (ours(name)) await jsm.streams.delete(name);
         // The run's installation claimed its prefix (stream-claims.ts): forget it with the streams.
         await releaseStreamClaim({ js: jetstream(nc) }, streamPrefix);
       } finally {
