@@ -2,9 +2,9 @@
 // default, as Svix and Stripe keep events), execution records (RETENTION_EXECUTIONS, 90 days) and
 // test events (RETENTION_TEST_EVENTS, 7 days); parked deliveries as long as the event log (their
 // hook has been paused by then, WEBHOOK_DISABLE_AFTER, and a resume drops the fan-outs of events
-// from before it: left alone, a hook that stays paused would keep them for ever). Old rows go in batches of RETENTION_BATCH with a
-// pause between, so no statement holds locks or I/O for long; several replicas doing it at once
-// only share the work. `recover` and `retry` cannot reach further back than what is kept.
+// from before it: left alone, a hook that stays paused would keep them for ever). Old rows go in
+// batches of RETENTION_BATCH with a pause between, so no statement holds locks or I/O for long;
+// several replicas doing it at once only share the work. `recover` and `retry` cannot reach further back than what is kept.
 import { Counter, type Registry } from "prom-client";
 import type { Pool } from "@waybill/platform/db.js";
 import type { Logger } from "@waybill/platform/logger.js";
