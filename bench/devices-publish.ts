@@ -1,13 +1,15 @@
-// Benchmark: QoS 1 device messages per second stored in JetStream INGRESS through the MQTT
-// gateway (PUBACK after the stream's ack), from concurrent mqtt.js clients, next to a bare
-// JetStream async-publish loop with the same number of messages in flight, in the same run, and
-// how fast the services turn what the gateway stored into device.reading events. Each of
+// Benchmark: QoS 1 device readings per second stored in JetStream through the MQTT gateway
+// (telemetry, stored as its device.reading event in EVENTS; PUBACK after the stream's ack), from
+// concurrent mqtt.js clients, next to a bare JetStream async-publish loop storing the same
+// events with the same number in flight, in the same run, and how fast the services (the
+// dispatcher's event intake) take what was stored. Each of
 // BENCH_RUNS runs measures both, in turns; the ratio lines give every run and the median.
 // Run: npm run bench:devices   (BENCH_SECONDS, BENCH_RUNS, BENCH_CLIENTS, BENCH_WINDOW, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
+import { newId } from "@waybill/platform/ids.js";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { waitForDrain } from "./drain.js";
 import { median, ratioLine, spread } from "./ratios.js";
@@ -62,21 +64,23 @@ try {
   let n = 0;
   const viaGateway = (lane: number) => devices[lane].publishAsync(`devices/bench-${lane}/telemetry`, reading(n++), { qos: 1 });
 
-  // The bare loop stores the gateway's envelope, under the same telemetry subjects, in the same
-  // stream: the services then turn both phases' messages into device.reading events alike, so
-  // each phase runs beside the same downstream work.
+  // The bare loop stores what the gateway stores, a device.reading event under the same subject
+  // in the same stream, deduplicated by a message id: the services then take both phases'
+  // events alike, so each phase runs beside the same downstream work.
   const js = jetstream(nc);
-  const envelope = (lane: number) =>
-    JSON.stringify({
-      tenantId: "ten_bench",
+  const event = (lane: number) => {
+    const receivedAt = new Date().toISOString();
+    return JSON.stringify({
+      id: newId("evt"),
+      kind: "device.reading",
+      time: receivedAt,
+      transactionId: newId("txn"),
       deviceId: `bare-${lane}`,
-      tokenId: "tok_bench",
-      channel: ["telemetry"],
-      receivedAt: new Date().toISOString(),
-      payload: JSON.parse(reading(n++)),
+      reading: JSON.parse(reading(n++)),
+      receivedAt,
     });
-  const bare = (lane: number) =>
-    js.publish(env.topology.ingressSubject("ten_bench", "devices", `bare-${lane}`, "telemetry"), envelope(lane), { msgID: `bare-${n}-${lane}` });
+  };
+  const bare = (lane: number) => js.publish(env.topology.eventSubject("ten_bench", "device.reading"), event(lane), { msgID: `bare-${n}-${lane}` });
 
   process.stdout.write(
     `devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per subject and run, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
@@ -108,13 +112,13 @@ try {
     const baselinePhase = await phase(bare);
     const gatewayPhase = await phase(viaGateway);
     const [baseline, gateway, drainMs] = [baselinePhase.result, gatewayPhase.result, gatewayPhase.drainMs];
-    process.stdout.write(`${line("mqtt.js QoS 1 → gateway → JetStream INGRESS", gateway)}${gatewayPhase.cpu}\n`);
+    process.stdout.write(`${line("mqtt.js QoS 1 → gateway → JetStream EVENTS", gateway)}${gatewayPhase.cpu}\n`);
     process.stdout.write(`${line("bare JetStream async publish (same stream)", baseline)}${baselinePhase.cpu}\n`);
-    // End to end: every reading the gateway stored had become a device.reading event only when the
-    // drain ended, so the rate the services sustain is the messages over the phase and its drain.
+    // End to end: every reading the gateway stored had been taken by the services only when the
+    // drain ended, so the rate they sustain is the messages over the phase and its drain.
     const processedPerSecond = gateway.messages / (seconds + drainMs / 1000);
     process.stdout.write(
-      `after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to turn the stored telemetry into device.reading events (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`,
+      `after the gateway phase the services took ${(drainMs / 1000).toFixed(1)} s more to take the stored readings (${processedPerSecond.toFixed(0)} readings/s processed end to end)\n`,
     );
     perRun.gateway.push(gateway.perSecond);
     perRun.bare.push(baseline.perSecond);

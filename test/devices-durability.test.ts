@@ -1,7 +1,7 @@
 // QoS 1 durability: a gateway on a private nats-server that is stopped and restarted (same port,
-// same data folder) while a device publishes. Every PUBACKed message must be in INGRESS; while
-// the bus is down no PUBACK may arrive; the device's retries bring the rest in afterwards. What
-// INGRESS holds is exactly what the device sent: nothing lost, nothing foreign. Delivery is
+// same data folder) while a device publishes. Every PUBACKed reading must be stored (as its
+// device.reading event in EVENTS); while the bus is down no PUBACK may arrive; the device's
+// retries bring the rest in afterwards. What the stream holds is exactly what the device sent: nothing lost, nothing foreign. Delivery is
 // at-least-once; a persistent-session device's resends keep their stored id, so the stream
 // drops the copies and duplicates are reported, not counted as loss.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateNats, type PrivateServer } from "../services/launcher/private-servers.js";
 import { loadMqttGatewayConfig } from "../services/mqtt-gateway/config.js";
 import { startMqttGateway, type MqttGatewayHandle } from "../services/mqtt-gateway/service.js";
-import { readStream } from "./support/bus.js";
+import { readStoredReadings } from "./support/bus.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
 
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 describe("QoS 1 across a bus outage", () => {
-  it("acknowledges only what INGRESS stored, and stores everything once the bus is back", { timeout: 60_000 }, async () => {
+  it("acknowledges only what the stream stored, and stores everything once the bus is back", { timeout: 60_000 }, async () => {
     const natsPort = Number(new URL(nats!.url).port);
     const sensor = await issueToken(stack.env.databaseUrl, "sensor");
     const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${gateway!.port}`, {
@@ -84,12 +84,12 @@ describe("QoS 1 across a bus outage", () => {
     await bounce;
     await device.endAsync();
 
-    const messages = (await readStream(nats!.url, stack.env.topology.ingressStream)).filter((m) => m.json.deviceId === "durable-1");
+    const readings = await readStoredReadings(nats!.url, stack.env.topology.eventsStream, "durable-1");
     const copies = new Map<number, number>(); // message number → times stored
-    for (const m of messages) copies.set(m.json.payload.n, (copies.get(m.json.payload.n) ?? 0) + 1);
+    for (const m of readings) copies.set(m.json.reading.n, (copies.get(m.json.reading.n) ?? 0) + 1);
     const sent = Array.from({ length: MESSAGES }, (_, n) => n);
     const missing = [...acked.keys()].filter((n) => !copies.has(n));
-    expect(missing, "PUBACKed but not in INGRESS").toEqual([]);
+    expect(missing, "PUBACKed but not stored").toEqual([]);
     expect(acked.size).toBe(MESSAGES);
     // Exactly the set sent: every stored message is one the device sent, and every sent one is stored.
     expect([...copies.keys()].sort((x, y) => x - y)).toEqual(sent);

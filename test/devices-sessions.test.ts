@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Device } from "@waybill/sdk";
 import { freePort } from "../services/launcher/ports.js";
 import { client, eventsUntil, type Call } from "./orders-fixtures.js";
-import { readStream } from "./support/bus.js";
+import { readStoredReadings } from "./support/bus.js";
 import { eventually } from "./support/http.js";
 import { runTs, type Child } from "./support/processes.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -58,8 +58,8 @@ describe("token expiry", () => {
     expect(closedAt - expiresAt).toBeLessThan(1_000);
     await expect(connectDevice(stack.gateway.port, "expiring-1", created.body.token)).rejects.toThrow(/Bad username or password/i);
 
-    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.json.deviceId === "expiring-1");
-    expect(stored.map((m) => m.json.payload)).toEqual([{ before: true }]);
+    const stored = await readStoredReadings(stack.env.natsUrl, stack.env.topology.eventsStream, "expiring-1");
+    expect(stored.map((m) => m.json.reading)).toEqual([{ before: true }]);
   });
 });
 

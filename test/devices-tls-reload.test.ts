@@ -12,7 +12,7 @@ import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMqttGatewayConfig } from "../services/mqtt-gateway/config.js";
 import { type MqttGatewayHandle, startMqttGateway } from "../services/mqtt-gateway/service.js";
-import { readStream } from "./support/bus.js";
+import { readStoredReadings } from "./support/bus.js";
 import { eventually } from "./support/http.js";
 import { type Stack, startStack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
@@ -116,7 +116,10 @@ describe("MQTT certificate renewal", () => {
     // The session opened before the renewal still works.
     await before.publishAsync("devices/renew-1/telemetry", JSON.stringify({ before: "renewal" }), { qos: 1 });
     await before.endAsync();
-    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).map((m) => m.json.payload);
+    const stored = [
+      ...(await readStoredReadings(stack.env.natsUrl, stack.env.topology.eventsStream, "renew-1")),
+      ...(await readStoredReadings(stack.env.natsUrl, stack.env.topology.eventsStream, "renew-2")),
+    ].map((m) => m.json.reading);
     expect(stored).toEqual(expect.arrayContaining([{ after: "renewal" }, { before: "renewal" }]));
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadMqttGatewayConfig } from "../services/mqtt-gateway/config.js";
 import { startMqttGateway, type MqttGatewayHandle } from "../services/mqtt-gateway/service.js";
-import { readStream } from "./support/bus.js";
+import { readStoredReadings } from "./support/bus.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 const storedPayloads = async (deviceId: string) =>
-  (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.json.deviceId === deviceId).map((m) => m.json.payload);
+  (await readStoredReadings(stack.env.natsUrl, stack.env.topology.eventsStream, deviceId)).map((m) => m.json.reading);
 
 describe("MQTT over TLS", () => {
   it("mqtt.js over mqtts:// with the CA publishes a message that is stored", async () => {

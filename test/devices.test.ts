@@ -3,11 +3,13 @@
 // registry behind GET /v1/devices, and tenant isolation. Uses mqtt.js and mosquitto_pub.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { jetstream } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Device } from "@waybill/sdk";
 import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
-import { readStream } from "./support/bus.js";
+import { readStoredReadings, readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
@@ -52,6 +54,8 @@ async function metric(opsPort: number, pattern: RegExp): Promise<number> {
   return line ? Number(line.split(" ").pop()) : 0;
 }
 
+const storedReadings = (deviceId: string) => readStoredReadings(stack.env.natsUrl, stack.env.topology.eventsStream, deviceId);
+
 function closed(device: MqttClient): Promise<number> {
   const started = Date.now();
   return new Promise((resolve) => device.once("close", () => resolve(Date.now() - started)));
@@ -73,8 +77,7 @@ describe("stock counts from devices", () => {
       [42, "device shelf-1"],
       [0, "device shelf-1"],
     ]);
-    // The gateway's readings consumer reads all of INGRESS and takes telemetry only: the counts
-    // before this reading made no device.reading of their own.
+    // Stock counts are not readings: only the telemetry makes a device.reading.
     await publish(device, "devices/shelf-1/telemetry", { temperature: 3.5 });
     const readings = await eventsUntil(stack, (e) => e.deviceId === "shelf-1" && e.kind === "device.reading", ["device.reading"]);
     expect(readings.map((e) => e.reading)).toEqual([{ temperature: 3.5 }]);
@@ -180,6 +183,7 @@ describe("mosquitto_pub", () => {
     expect(refused.stderr).toMatch(/bad user ?name or password/i);
     const stored = await readStream(stack.env.natsUrl, stack.env.topology.ingressStream);
     expect(stored.some((m) => m.json.deviceId === "dock-revoked")).toBe(false);
+    expect(await storedReadings("dock-revoked")).toEqual([]);
   });
 
   it("a publish on another device's topic is refused and nothing is stored", async () => {
@@ -289,8 +293,10 @@ describe("what is stored and forwarded", () => {
     expect(await metric(stack.gateway.opsPort, malformed)).toBe(before[1] + 1);
     expect(received).toEqual([]);
     expect(device.connected).toBe(true);
-    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.json.deviceId === "chan-1");
-    expect(stored.map((m) => m.json.channel)).toEqual([["telemetry"]]);
+    // Only the telemetry is stored, as its device.reading event; nothing of chan-1 in INGRESS.
+    expect((await storedReadings("chan-1")).map((m) => m.json.reading)).toEqual([{ ok: true }]);
+    const ingress = await readStream(stack.env.natsUrl, stack.env.topology.ingressStream);
+    expect(ingress.filter((m) => m.json.deviceId === "chan-1")).toEqual([]);
   });
 });
 
@@ -370,6 +376,28 @@ describe("device registry", () => {
   });
 });
 
+describe("telemetry an earlier gateway stored in INGRESS", () => {
+  it("still becomes a device.reading event, with the id the message's id gives it", async () => {
+    // Gateways before 2026-11-27 stored telemetry in INGRESS for their readings consumer; after
+    // an upgrade (or beside an older replica) what they stored is still turned into events.
+    const { tenantId } = await issueToken(stack.env.databaseUrl, "sensor");
+    const receivedAt = new Date().toISOString();
+    const nc = await connect({ servers: stack.env.natsUrl });
+    try {
+      const envelope = { tenantId, deviceId: "legacy-1", tokenId: "tok_legacy", channel: ["telemetry"], receivedAt, payload: { legacy: true } };
+      const subject = stack.env.topology.ingressSubject(tenantId, "devices", "legacy-1", "telemetry");
+      await jetstream(nc).publish(subject, JSON.stringify(envelope), { msgID: "dm-legacy-1" });
+    } finally {
+      await nc.close();
+    }
+    const readings = await eventsUntil(stack, (e) => e.deviceId === "legacy-1", ["device.reading"]);
+    expect(readings).toHaveLength(1);
+    expect(readings[0]).toMatchObject({ reading: { legacy: true }, receivedAt, time: receivedAt });
+    const stored = await storedReadings("legacy-1");
+    expect(stored.map((m) => m.headers["Nats-Msg-Id"])).toEqual(["dm-legacy-1"]);
+  });
+});
+
 describe("POST /v1/devices/{deviceId}/readings", () => {
   it("stores the message in INGRESS like MQTT and answers 202; inventory applies it", async () => {
     const productId = await createStockedProduct(call, 2);
@@ -407,8 +435,9 @@ describe("POST /v1/devices/{deviceId}/readings", () => {
     expect(again.status).toBe(202);
     expect(again.body.messageId).toBe(first.body.messageId);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const stored = (await readStream(stack.env.natsUrl, stack.env.topology.ingressStream)).filter((m) => m.headers["Nats-Msg-Id"] === first.body.messageId);
-    expect(stored).toHaveLength(1);
+    // Telemetry is stored as its device.reading event, once, under the message's id.
+    const stored = (await storedReadings("http-2")).filter((m) => m.headers["Nats-Msg-Id"] === first.body.messageId);
+    expect(stored.map((m) => m.json.reading)).toEqual([{ t: 2 }]);
     expect((await post({ channel: "telemetry", payload: { t: 3 } }, { "idempotency-key": "reading-1" })).status).toBe(422);
   });
 });

@@ -1,6 +1,6 @@
 // The aedes broker for devices: sensor-token authentication, subscription rules and tenant
 // scoping (tenant-scope.ts). Sessions live in device-sessions.ts; the publish path, acknowledged
-// only after INGRESS stored a message, in device-publish.ts.
+// only after the bus stored a message, in device-publish.ts.
 import { Aedes, type AuthenticateError, type Client, type UnsubscribePacket } from "aedes";
 import type { Registry } from "prom-client";
 import type { TokenResolver } from "@waybill/contracts/identity-client/token-resolver.js";

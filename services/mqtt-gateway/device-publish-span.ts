@@ -1,6 +1,6 @@
 // The span of a device's MQTT publish (tracing on): the root of the message's trace (MQTT 3.1.1
-// carries no trace context), from the PUBLISH to the PUBACK, i.e. until INGRESS stored it. The
-// INGRESS message carries its traceparent, so the consumers and the events they write join it.
+// carries no trace context), from the PUBLISH to the PUBACK, i.e. until the bus stored it. The
+// stored message (or reading event) carries its traceparent, so what follows from it joins it.
 import { contextFrom, runInContext } from "@waybill/platform/context.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import { isTracingAny, startSpan, type TraceSpan } from "@waybill/platform/tracing.js";

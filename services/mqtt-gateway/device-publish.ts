@@ -1,6 +1,6 @@
 // aedes' authorizePublish for devices: topic rules, payload validation (a malformed message is
-// acknowledged and dropped with a reason), and QoS 1 publishes acknowledged only after INGRESS
-// stored them, under the same message id when a persistent session resends.
+// acknowledged and dropped with a reason), and QoS 1 publishes acknowledged only after the bus
+// stored them (ingress-publisher.ts), under the same message id when a persistent session resends.
 import type { AuthorizePublishHandler, Client, PublishPacket } from "aedes";
 import { Counter, type Registry } from "prom-client";
 import type { Logger } from "@waybill/platform/logger.js";
@@ -34,7 +34,11 @@ export function createDevicePublishHandler(deps: DevicePublishDeps): AuthorizePu
   });
   // Every reason shows from the start (at 0), so dashboards and alerts can name them.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
-  const stored = new Counter({ name: "waybill_mqtt_messages_stored_total", help: "Device messages stored in INGRESS", registers: [deps.metrics] });
+  const stored = new Counter({
+    name: "waybill_mqtt_messages_stored_total",
+    help: "Device messages stored durably (INGRESS, or EVENTS as device.reading events for telemetry)",
+    registers: [deps.metrics],
+  });
 
   const drop = (packet: PublishPacket, session: DeviceSession, reason: DropReason, detail: string) => {
     dropped.inc({ reason });

@@ -1,11 +1,14 @@
-// The one code path that stores a device message in INGRESS, for MQTT publishes and HTTP
-// readings alike: subject ingress.<tenant>.devices.<device>.<channel…>, the envelope of
-// ingress.ts, Nats-Msg-Id for deduplication, and only resolved once the stream stored it.
+// The one code path that stores a device message, for MQTT publishes and HTTP readings alike,
+// resolved only once the stream stored it, with Nats-Msg-Id for deduplication: stock counts and
+// shipment scans in INGRESS (subject ingress.<tenant>.devices.<device>.<channel…>, the envelope
+// of ingress.ts) for inventory and orders to consume; telemetry as its device.reading event in
+// EVENTS (reading-events.ts).
 import { createHash } from "node:crypto";
 import { newUlid } from "@waybill/platform/ids.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
 import type { IngressMessage } from "./ingress.js";
+import { publishReadingEvent } from "./reading-events.js";
 
 export interface StoredDeviceMessage {
   messageId: string;
@@ -33,11 +36,14 @@ export function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput)
     (input.dedupKey
       ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}`
       : `dm-${newUlid()}`);
-  const subject = bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel);
-  return publishDurable(bus, subject, envelopeJson(input, receivedAt), {
-    msgId: messageId,
-    headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
-  }).then(
+  const stored =
+    input.channel.length === 1 && input.channel[0] === "telemetry"
+      ? publishReadingEvent(bus, { tenantId: input.tenantId, deviceId: input.deviceId, reading: input.payload, messageId, receivedAt })
+      : publishDurable(bus, bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel), envelopeJson(input, receivedAt), {
+          msgId: messageId,
+          headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
+        });
+  return stored.then(
     () => ({ messageId, receivedAt }),
     (error: Error) => {
       // Not stored: the sender must retry (MQTT withholds the PUBACK, HTTP answers 503).

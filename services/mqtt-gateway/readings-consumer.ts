@@ -1,17 +1,18 @@
-// Telemetry (devices/<id>/telemetry, any JSON object) becomes a device.reading event. The
-// gateway consumes its own INGRESS subject and publishes each reading's event straight to EVENTS
-// with an id derived from the stored message (contracts/events/derived-events.ts): handling a
-// message again publishes the same event, which is dropped as a copy, so no inbox or outbox is
-// needed. Readings are independent of each other (unlike stock counts, their order does not
-// matter), so many are handled at once. Telemetry is most of INGRESS, so this consumer reads the
-// whole stream and skips the other channels itself (select: "client", platform/nats-filters.ts).
+// Telemetry that an earlier version of the gateway stored in INGRESS (this one stores readings as
+// device.reading events directly: reading-events.ts) still becomes device.reading events after
+// an upgrade or beside an older replica during a rolling one. Each reading's event goes straight
+// to EVENTS with an id derived from the stored message (contracts/events/derived-events.ts):
+// handling a message again publishes the same event, which is dropped as a copy, so no inbox or
+// outbox is needed. Readings are independent of each other, so many are handled at once. The
+// consumer reads the whole stream and skips the other channels itself (select: "client", for the
+// reason in platform/nats-filters.ts).
 import type { RunningConsumer } from "@waybill/platform/consumer.js";
 import { currentTransactionId } from "@waybill/platform/context.js";
 import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from "@waybill/platform/device-consumer.js";
 import { issuesOf, telemetrySchema } from "@waybill/contracts/devices/messages.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
-import { publishDerivedEvent } from "@waybill/contracts/events/derived-events.js";
+import { publishReadingEvent } from "./reading-events.js";
 
 export const DEVICE_READINGS_DURABLE = "gateway-device-readings";
 /** Readings in hand at once (each is one publish awaiting JetStream's acknowledgement). */
@@ -32,16 +33,14 @@ export function startReadingsConsumer(deps: DeviceConsumerRuntime & { bus: Bus; 
     async handle(message) {
       const reading = telemetrySchema.safeParse(message.payload);
       if (!reading.success) throw new DroppedMessage("invalid_payload", issuesOf(reading.error));
-      await publishDerivedEvent(
-        deps.bus,
-        {
-          tenantId: message.tenantId,
-          kind: "device.reading",
-          payload: { deviceId: message.deviceId, reading: reading.data, receivedAt: message.receivedAt },
-          transactionId: currentTransactionId(),
-        },
-        { id: `${deps.bus.topology.ingressStream}:${message.messageId}`, time: message.receivedAt },
-      );
+      await publishReadingEvent(deps.bus, {
+        tenantId: message.tenantId,
+        deviceId: message.deviceId,
+        reading: reading.data,
+        messageId: message.messageId,
+        receivedAt: message.receivedAt,
+        transactionId: currentTransactionId(),
+      });
     },
   });
 }

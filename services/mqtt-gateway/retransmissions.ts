@@ -2,7 +2,7 @@
 // so that a retransmission after a lost or withheld PUBACK is stored under the same id and the
 // stream drops the copy. MQTT 3.1.1 (4.4) makes a client with a persistent session resend
 // unacknowledged publishes with the same packet id; a clean-session client (or one that comes
-// back on another gateway replica) gets a fresh id, so delivery to INGRESS is at-least-once and
+// back on another gateway replica) gets a fresh id, so storing is at-least-once and
 // consumers are idempotent.
 import { createHash } from "node:crypto";
 import { newUlid } from "@waybill/platform/ids.js";

@@ -1,6 +1,6 @@
 // The MQTT gateway: an aedes broker for devices, the device registry (schema "mqtt_gateway") and the
 // MqttGatewayService over gRPC. Devices authenticate with sensor tokens; a QoS 1 publish is
-// acknowledged only after JetStream INGRESS has stored it; revoked or expired tokens lose their
+// acknowledged only after JetStream has stored it (INGRESS, or EVENTS for telemetry); revoked or expired tokens lose their
 // sessions.
 import net from "node:net";
 import path from "node:path";

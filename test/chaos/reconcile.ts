@@ -1,12 +1,12 @@
 // After the faults: what committed against what was delivered. Committed is read from where it is
-// true — the orders and stock adjustments in PostgreSQL, the readings in INGRESS — not from what
+// true — the orders and stock adjustments in PostgreSQL, the readings in EVENTS (as device.reading events) — not from what
 // the load was answered (an answer can be lost with a killed edge while the change committed).
 // Delivered is what the receiver got. Lost (committed, never delivered) must be 0; so must be
 // phantoms (delivered, never committed); duplicates are allowed (at-least-once) and counted.
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
-import { readStream } from "../support/bus.js";
+import { readStoredReadings } from "../support/bus.js";
 import type { TestReceiver } from "../support/receiver.js";
 import type { Change } from "./load.js";
 
@@ -15,7 +15,7 @@ export interface Committed {
   orders: Set<string>;
   /** The stock after each chaos adjustment (each +1 makes it unique): identifies its inventory.adjusted event. */
   adjustments: Set<string>;
-  /** Reading numbers stored in INGRESS. */
+  /** Reading numbers stored (as device.reading events). */
   readings: Set<string>;
 }
 
@@ -44,7 +44,7 @@ export function deliveredChanges(receiver: TestReceiver): Map<string, { events: 
   return out;
 }
 
-export async function readCommitted(databaseUrl: string, natsUrl: string, ingressStream: string, productId: string, deviceId: string): Promise<Committed> {
+export async function readCommitted(databaseUrl: string, natsUrl: string, eventsStream: string, productId: string, deviceId: string): Promise<Committed> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
@@ -52,8 +52,9 @@ export async function readCommitted(databaseUrl: string, natsUrl: string, ingres
     const adjustments = (
       await db.query<{ on_hand: number }>("SELECT on_hand FROM inventory.stock_adjustments WHERE product_id = $1 AND reason = 'chaos'", [productId])
     ).rows.map((r) => String(r.on_hand));
-    const ingress = await readStream(natsUrl, ingressStream);
-    const readings = ingress.filter((m) => m.json.deviceId === deviceId && typeof m.json.payload?.chaos === "number").map((m) => String(m.json.payload.chaos));
+    const readings = (await readStoredReadings(natsUrl, eventsStream, deviceId))
+      .filter((m) => typeof m.json.reading?.chaos === "number")
+      .map((m) => String(m.json.reading.chaos));
     return { orders: new Set(orders), adjustments: new Set(adjustments), readings: new Set(readings) };
   } finally {
     await db.end();

@@ -94,7 +94,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     // Everything that committed must arrive; the retries and redeliveries may take a while.
     const drainFrom = Date.now();
-    const committed = await readCommitted(topology.env.databaseUrl, topology.nats.url, topology.env.topology.ingressStream, load.productId, deviceId);
+    const committed = await readCommitted(topology.env.databaseUrl, topology.nats.url, topology.env.topology.eventsStream, load.productId, deviceId);
     const committedKeys = keysOf(committed);
     await eventually(
       async () => {

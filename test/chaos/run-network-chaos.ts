@@ -116,7 +116,7 @@ export async function runNetworkChaos(options: NetworkChaosOptions): Promise<Net
     log(`load stopped: ${load.changes.length} changes answered, ${load.unanswered} requests without an answer`);
 
     const drainFrom = Date.now();
-    const committed = await readCommitted(topology.env.databaseUrl, nats.url, topology.env.topology.ingressStream, load.productId, deviceId);
+    const committed = await readCommitted(topology.env.databaseUrl, nats.url, topology.env.topology.eventsStream, load.productId, deviceId);
     const committedKeys = keysOf(committed);
     await eventually(
       async () => {

@@ -30,3 +30,8 @@ export async function readStream(natsUrl: string, stream: string): Promise<Store
     await nc.close();
   }
 }
+
+/** A device's telemetry as the gateway stores it: its device.reading events in EVENTS (`json.reading` is what it sent). */
+export async function readStoredReadings(natsUrl: string, eventsStream: string, deviceId: string): Promise<StoredMessage[]> {
+  return (await readStream(natsUrl, eventsStream)).filter((m) => m.json.kind === "device.reading" && m.json.deviceId === deviceId);
+}

@@ -647,7 +647,7 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Send a device message over HTTP; stored in INGRESS exactly like an MQTT publish, then applied asynchronously */
+        /** Send a device message over HTTP; stored durably exactly like an MQTT publish, then applied asynchronously */
         post: operations["postDevicesByDeviceIdReadings"];
         delete?: never;
         options?: never;
@@ -9607,7 +9607,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Id of the message stored in INGRESS */
+                        /** @description Id of the stored message; the same for a retry with the same Idempotency-Key */
                         messageId: string;
                         deviceId: string;
                         /** @enum {string} */

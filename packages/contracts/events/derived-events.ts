@@ -10,12 +10,19 @@ import { outboxHeaders } from "@waybill/platform/outbox.js";
 import type { EventEnvelope } from "./catalog.js";
 import { eventEnvelope, type NewEvent } from "./outbox-events.js";
 
-/** Publishes `event` with the id derived from `sourceId` and the given time; resolves once JetStream stored it. */
-export async function publishDerivedEvent(bus: Bus, event: NewEvent, source: { id: string; time: string }): Promise<EventEnvelope> {
+/**
+ * Publishes `event` with the id derived from `source.id` and the given time; resolves once
+ * JetStream stored it. `source.msgId` (default: the event's id) is what the stream deduplicates
+ * on: a device message's stored id, whose resend may carry another time.
+ */
+export async function publishDerivedEvent(bus: Bus, event: NewEvent, source: { id: string; time: string; msgId?: string }): Promise<EventEnvelope> {
   const transactionId = event.transactionId ?? currentTransactionId();
   const envelope = eventEnvelope(event, transactionId, { id: derivedId("evt", source.id, Date.parse(source.time)), time: source.time });
   const h = headers();
   for (const [name, value] of Object.entries(outboxHeaders(event.tenantId, transactionId))) h.set(name, value);
-  await publishDurable(bus, bus.topology.eventSubject(event.tenantId, event.kind), JSON.stringify(envelope), { msgId: envelope.id, headers: h });
+  await publishDurable(bus, bus.topology.eventSubject(event.tenantId, event.kind), JSON.stringify(envelope), {
+    msgId: source.msgId ?? envelope.id,
+    headers: h,
+  });
   return envelope;
 }

@@ -28,7 +28,7 @@ export function devicesRoutes(api: Api, devices: MqttGatewayServiceClient): void
     {
       method: "post",
       path: "/devices/:deviceId/readings",
-      summary: "Send a device message over HTTP; stored in INGRESS exactly like an MQTT publish, then applied asynchronously",
+      summary: "Send a device message over HTTP; stored durably exactly like an MQTT publish, then applied asynchronously",
       tag: "devices",
       capability: "devices:publish",
       body: readingBody,

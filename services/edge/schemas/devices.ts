@@ -24,7 +24,7 @@ export const readingBody = z
   .describe("One device message: the MQTT topic's channel and the JSON payload a device would publish there");
 
 export const readingOutput = z.object({
-  messageId: z.string().describe("Id of the message stored in INGRESS"),
+  messageId: z.string().describe("Id of the stored message; the same for a retry with the same Idempotency-Key"),
   deviceId: z.string(),
   channel: z.enum(["inventory", "shipments", "telemetry"]),
   receivedAt: timestamp,
