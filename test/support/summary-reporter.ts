@@ -1,5 +1,10 @@
-// Prints the plain closing line "N passed, N failed[, N skipped]" that CI reads, after vitest's own summary.
+// Prints the plain closing line "N passed, N failed[, N skipped]" that CI reads, after vitest's own
+// summary, and before it the slowest files (their tests and hooks), where a suite that grows
+// slower is shortened first.
+import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
+
+const SLOWEST_SHOWN = 8;
 
 export default class SummaryReporter implements Reporter {
   private line = "";
@@ -24,6 +29,15 @@ export default class SummaryReporter implements Reporter {
         else skipped += 1;
       }
     }
-    this.line = `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`;
+    const slowest = [...modules]
+      .map((m) => ({ file: path.relative(process.cwd(), m.moduleId), seconds: m.diagnostic().duration / 1000 }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, SLOWEST_SHOWN);
+    const total = modules.reduce((sum, m) => sum + m.diagnostic().duration / 1000, 0);
+    const slow =
+      slowest.length > 1
+        ? `\nslowest files (of ${total.toFixed(0)} s in all files): ${slowest.map((s) => `${s.file} ${s.seconds.toFixed(1)} s`).join(", ")}\n`
+        : "";
+    this.line = `${slow}\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}\n`;
   }
 }
