@@ -12,7 +12,7 @@ import { DroppedMessage, startDeviceConsumer, type DeviceConsumerRuntime } from 
 import { issuesOf, telemetrySchema } from "@waybill/contracts/devices/messages.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Bus } from "@waybill/platform/nats.js";
-import { publishReadingEvent } from "./reading-events.js";
+import { publishStoredReadingEvent } from "./reading-events.js";
 
 export const DEVICE_READINGS_DURABLE = "gateway-device-readings";
 /** Readings in hand at once (each is one publish awaiting JetStream's acknowledgement). */
@@ -33,7 +33,7 @@ export function startReadingsConsumer(deps: DeviceConsumerRuntime & { bus: Bus; 
     async handle(message) {
       const reading = telemetrySchema.safeParse(message.payload);
       if (!reading.success) throw new DroppedMessage("invalid_payload", issuesOf(reading.error));
-      await publishReadingEvent(deps.bus, {
+      await publishStoredReadingEvent(deps.bus, {
         tenantId: message.tenantId,
         deviceId: message.deviceId,
         reading: reading.data,
