@@ -10,6 +10,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import mqtt, { type MqttClient } from "mqtt";
 import { newId } from "@waybill/platform/ids.js";
+import { headers, TENANT_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { formatCpuPerRequest, snapshotCpu } from "./cpu-accounting.js";
 import { waitForDrain } from "./drain.js";
 import { median, ratioLine, spread } from "./ratios.js";
@@ -74,13 +75,17 @@ try {
       id: newId("evt"),
       kind: "device.reading",
       time: receivedAt,
-      transactionId: newId("txn"),
+      transactionId: "txn_bench",
       deviceId: `bare-${lane}`,
       reading: JSON.parse(reading(n++)),
       receivedAt,
     });
   };
-  const bare = (lane: number) => js.publish(env.topology.eventSubject("ten_bench", "device.reading"), event(lane), { msgID: `bare-${n}-${lane}` });
+  // One header set for all (the tenant, which the dispatcher requires): the cheapest publish.
+  const tenantHeader = headers();
+  tenantHeader.set(TENANT_ID_NATS_HEADER, "ten_bench");
+  const bare = (lane: number) =>
+    js.publish(env.topology.eventSubject("ten_bench", "device.reading"), event(lane), { msgID: `bare-${n}-${lane}`, headers: tenantHeader });
 
   process.stdout.write(
     `devices-publish: ${clients} mqtt.js clients × ${window} in flight, QoS 1, ${seconds} s per subject and run, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
