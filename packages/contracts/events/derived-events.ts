@@ -11,8 +11,8 @@ import { outboxHeaders } from "@waybill/platform/outbox.js";
 import type { EventEnvelope } from "./catalog.js";
 import { eventEnvelope, type NewEvent } from "./outbox-events.js";
 
-/** Publishes `event` with the id derived from `source.id` and the given time; resolves once JetStream stored it. */
-export function publishDerivedEvent(bus: Bus, event: NewEvent, source: { id: string; time: string }): Promise<EventEnvelope> {
+/** Publishes `event` with the id derived from `source.id` and the given time; resolves once JetStream stored it (rejects an event the catalog refuses). */
+export async function publishDerivedEvent(bus: Bus, event: NewEvent, source: { id: string; time: string }): Promise<EventEnvelope> {
   const transactionId = event.transactionId ?? currentTransactionId();
   const envelope = eventEnvelope(event, transactionId, { id: derivedId("evt", source.id, Date.parse(source.time)), time: source.time });
   return publishStoredEvent(bus, event.tenantId, envelope, envelope.id);
@@ -23,7 +23,7 @@ export function publishDerivedEvent(bus: Bus, event: NewEvent, source: { id: str
  * which may arrive at another time, is dropped by the stream within its duplicate window);
  * resolves once JetStream stored it.
  */
-export function publishEventOfMessage(bus: Bus, event: NewEvent, message: { msgId: string; time: string }): Promise<EventEnvelope> {
+export async function publishEventOfMessage(bus: Bus, event: NewEvent, message: { msgId: string; time: string }): Promise<EventEnvelope> {
   const transactionId = event.transactionId ?? currentTransactionId();
   return publishStoredEvent(bus, event.tenantId, eventEnvelope(event, transactionId, { time: message.time }), message.msgId);
 }
