@@ -85,7 +85,7 @@ export function createDevicePublishHandler(deps: DevicePublishDeps): AuthorizePu
     const store = () =>
       endWith(
         span,
-        inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel: [channel], payload: parsed.value, payloadText: parsed.text, messageId })),
+        inSpan(span, () => publishDeviceMessage(bus, { ...ref, channel, payload: parsed.value, payloadText: parsed.text, messageId })),
       );
     // Stamped and stored once the session's device.connected is committed, so that a reading
     // sent right after CONNACK is never timed before (nor sent out before) its session's start.

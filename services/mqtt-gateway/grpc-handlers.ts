@@ -46,7 +46,7 @@ export function createMqttGatewayHandlers(deps: MqttGatewayHandlerDeps, logger: 
       const key = request.idempotency?.key;
       // The key also names the stored message, so a publish repeated after a failed commit is
       // deduplicated by the stream.
-      const publish = () => publishDeviceMessage(deps.bus, { ...ref, channel, payload: payload.value, dedupKey: key });
+      const publish = () => publishDeviceMessage(deps.bus, { ...ref, channel: stored, payload: payload.value, dedupKey: key });
       const { value, replayed } = key
         ? await withTransaction(deps.pool, (client) => idempotent(client, request.tenantId, "devices.readings", request.idempotency, publish))
         : { value: await publish(), replayed: false };

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { newUlid } from "@waybill/platform/ids.js";
 import { appError } from "@waybill/contracts/errors/catalog.js";
 import { operationHeaders, publishDurable, TENANT_ID_NATS_HEADER, type Bus } from "@waybill/platform/nats.js";
+import type { DeviceChannel } from "@waybill/contracts/devices/messages.js";
 import type { IngressMessage } from "./ingress.js";
 import { publishReadingEvent } from "./reading-events.js";
 
@@ -19,7 +20,7 @@ export interface PublishDeviceMessageInput {
   tenantId: string;
   deviceId: string;
   tokenId: string;
-  channel: string[];
+  channel: DeviceChannel;
   payload: Record<string, unknown>;
   /** The payload's JSON text as received (parseDevicePayload's `text`): stored as it is rather than serialised again. */
   payloadText?: string;
@@ -37,9 +38,9 @@ export function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput)
       ? `dedup-${createHash("sha256").update(`${input.tenantId}\n${input.deviceId}\n${input.dedupKey}`).digest("hex").slice(0, 40)}`
       : `dm-${newUlid()}`);
   const stored =
-    input.channel.length === 1 && input.channel[0] === "telemetry"
+    input.channel === "telemetry"
       ? publishReadingEvent(bus, { tenantId: input.tenantId, deviceId: input.deviceId, reading: input.payload, messageId, receivedAt })
-      : publishDurable(bus, bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, ...input.channel), envelopeJson(input, receivedAt), {
+      : publishDurable(bus, bus.topology.ingressSubject(input.tenantId, "devices", input.deviceId, input.channel), envelopeJson(input, receivedAt), {
           msgId: messageId,
           headers: operationHeaders({ [TENANT_ID_NATS_HEADER]: input.tenantId }),
         });
@@ -54,7 +55,8 @@ export function publishDeviceMessage(bus: Bus, input: PublishDeviceMessageInput)
 
 /** The IngressMessage as JSON, payload last; a payload's text as received goes in unchanged (it is a JSON object: parseDevicePayload). */
 function envelopeJson(input: PublishDeviceMessageInput, receivedAt: string): string {
-  const { tenantId, deviceId, tokenId, channel, payload, payloadText } = input;
+  const { tenantId, deviceId, tokenId, payload, payloadText } = input;
+  const channel = [input.channel];
   if (payloadText === undefined) return JSON.stringify({ tenantId, deviceId, tokenId, channel, receivedAt, payload } satisfies IngressMessage);
   const head = JSON.stringify({ tenantId, deviceId, tokenId, channel, receivedAt } satisfies Omit<IngressMessage, "payload">);
   return `${head.slice(0, -1)},"payload":${payloadText}}`;
