@@ -215,7 +215,7 @@ describe("a durable consumer", () => {
     const wedged = new Promise<void>((resolve) => (release = resolve));
     const attempted = new Set<string>();
     // Attempts that never end until released: the lane is full, everything else is handed back.
-    const deliverer: Deliverer = {
+    const deliverer: Pick<Deliverer, "attempt"> = {
       async attempt(delivery): Promise<AttemptOutcome> {
         await wedged;
         attempted.add(delivery.deliveryId);

@@ -283,10 +283,11 @@ describe("rotation racing an attempt", () => {
       const sealed = createSecretBox(parseSecretKey(stack.serviceEnv.WEBHOOK_SECRET_KEY)).seal(newSecret, hook.id);
       await rotation.query("UPDATE hooks SET secret_sealed = $2, secret_last_rotated_at = now() WHERE id = $1", [hook.id, sealed]);
       const order = await newOrder();
-      // The attempt has read as far as the hook row and waits for the rotation's lock …
+      // The event's intake (which signs a new event's deliveries) or its attempt waits for the
+      // rotation's lock before it reads the hook …
       await eventually(async () => {
         const { rows } = await rotation.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'waybill-dispatcher-deliveries' AND wait_event_type = 'Lock'",
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'waybill-dispatcher%' AND wait_event_type = 'Lock'",
         );
         return rows[0].n > 0 ? true : undefined;
       });

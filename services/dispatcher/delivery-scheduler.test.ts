@@ -26,7 +26,7 @@ const attempted = { kind: "attempted", execution: {}, retryInMs: null, receiverF
 function gatedDeliverer(answered: "before the wait" | "after the wait") {
   const started: string[] = [];
   const gates = new Map<string, () => void>();
-  const deliverer: Deliverer = {
+  const deliverer: Pick<Deliverer, "attempt"> = {
     async attempt(d, _signal, sent) {
       started.push(d.deliveryId);
       if (answered === "before the wait") sent?.();

@@ -85,7 +85,7 @@ export interface HeldDelivery {
 }
 
 export interface DeliverySchedulerOptions {
-  deliverer: Deliverer;
+  deliverer: Pick<Deliverer, "attempt">;
   logger: Logger;
   perHook: number;
   /** The DELIVERIES consumer's ack wait: held deliveries are heartbeated well within it. */

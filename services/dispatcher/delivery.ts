@@ -16,6 +16,8 @@ import { SecretUnavailableError, type SecretBox } from "./secrets.js";
 import type { Sender, SendResult } from "./sender.js";
 import { deliveryHeaders } from "./signing.js";
 import { endDeliveryClientSpan, traceDeliveryRequest } from "./delivery-tracing.js";
+import type { DeliverySigner } from "./fan-out.js";
+import type { HookChanges } from "./hook-changes.js";
 
 /** A redelivery this much before its recorded due time is taken as due (clock skew, timers). */
 export const DUE_TOLERANCE_MS = 250;
@@ -23,6 +25,12 @@ export const DUE_TOLERANCE_MS = 250;
 export const RECORD_LINGER_MS = 2;
 /** Opened secrets kept in memory, one per hook and sealed value (a rotation seals a new value). */
 export const OPENED_SECRETS_MAX = 10_000;
+/**
+ * How long a delivery signed when its event was taken in may wait in its hook's lane and still go
+ * with that signature; one that waited longer reads its hook's state again when attempted. (A
+ * change of any hook meanwhile makes it read again too: see hook-changes.ts.)
+ */
+export const PRESIGNED_MAX_AGE_MS = 5_000;
 
 export type AttemptOutcome =
   | {
@@ -43,6 +51,8 @@ export interface DelivererDeps {
   /** Delays after each failed attempt (WEBHOOK_RETRY_SCHEDULE). */
   schedule: readonly number[];
   logger: Logger;
+  /** Without it, nothing is signed at intake: every attempt reads its hook's state. */
+  hookChanges?: Pick<HookChanges, "mark">;
   now?: () => number;
   random?: () => number;
 }
@@ -50,6 +60,13 @@ export interface DelivererDeps {
 export interface Deliverer {
   /** `sent` is called once the receiver has answered (or failed to), before the attempt is recorded. */
   attempt(delivery: Delivery, signal?: AbortSignal, sent?: () => void): Promise<AttemptOutcome>;
+  /**
+   * Signs new events' deliveries with their hooks' state as the event intake read it, under their
+   * signing locks (fan-out.ts): their first attempt goes with it instead of reading the state
+   * again, if no hook changed since the read (hook-changes.ts) and it starts within
+   * PRESIGNED_MAX_AGE_MS.
+   */
+  presigner: DeliverySigner;
 }
 
 export function createDeliverer(deps: DelivererDeps): Deliverer {
@@ -95,21 +112,52 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       const state = states[i];
       const decision = decide(delivery, state, signedAt);
       if (decision.kind !== "send") return decision;
-      const sealedFor = `${delivery.hookId} ${state!.secretSealed}`;
-      let secret = openedSecrets.get(sealedFor);
-      if (secret === undefined && !unavailable.has(sealedFor)) {
-        try {
-          secret = deps.secrets.open(state!.secretSealed, delivery.hookId);
-          openedSecrets.set(sealedFor, secret);
-        } catch (error) {
-          if (!(error instanceof SecretUnavailableError)) throw error;
-          unavailable.add(sealedFor);
-          deps.logger.error({ hookId: delivery.hookId }, error.message);
-        }
-      }
+      const secret = openSecret(delivery.hookId, state!.secretSealed, unavailable);
       if (secret === undefined) return { ...decision, headers: null };
       return { ...decision, headers: deliveryHeaders(delivery.hookId, secret, delivery.eventJson, signedAt) };
     });
+  }
+
+  /** The hook's plain secret, or undefined (reported once per `unavailable` set) when it cannot be opened. */
+  function openSecret(hookId: string, sealed: string, unavailable: Set<string>): string | undefined {
+    const sealedFor = `${hookId} ${sealed}`;
+    let secret = openedSecrets.get(sealedFor);
+    if (secret === undefined && !unavailable.has(sealedFor)) {
+      try {
+        secret = deps.secrets.open(sealed, hookId);
+        openedSecrets.set(sealedFor, secret);
+      } catch (error) {
+        if (!(error instanceof SecretUnavailableError)) throw error;
+        unavailable.add(sealedFor);
+        deps.logger.error({ hookId }, error.message);
+      }
+    }
+    return secret;
+  }
+
+  // New events' deliveries signed at intake (presign), until their first attempt takes them.
+  const presigned = new WeakMap<Delivery, { url: string; headers: Record<string, string>; signedAt: number; mark: number }>();
+  const presigner: DeliverySigner = {
+    mark: () => deps.hookChanges?.mark(),
+    sign(toSign, mark) {
+      const unavailable = new Set<string>();
+      const signedAt = now();
+      for (const { delivery, url, secretSealed } of toSign) {
+        // A secret that cannot be opened is left to the attempt, which records that.
+        const secret = openSecret(delivery.hookId, secretSealed, unavailable);
+        if (secret === undefined) continue;
+        presigned.set(delivery, { url, headers: deliveryHeaders(delivery.hookId, secret, delivery.eventJson, signedAt), signedAt, mark });
+      }
+    },
+  };
+
+  /** The delivery's signature from its intake, if it has one still valid: no hook changed since, not too old. */
+  function takePresigned(delivery: Delivery): Prepared | undefined {
+    const signed = presigned.get(delivery);
+    if (signed === undefined) return undefined;
+    presigned.delete(delivery);
+    if (deps.hookChanges?.mark() !== signed.mark || now() - signed.signedAt > PRESIGNED_MAX_AGE_MS) return undefined;
+    return { kind: "send", url: signed.url, attempt: 1, headers: signed.headers };
   }
 
   function decide(delivery: Delivery, state: DeliveryState | undefined, at: number): Decision {
@@ -144,6 +192,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const inProgress = new Map<string, Promise<unknown>>();
 
   return {
+    presigner,
     attempt(delivery, signal, sent) {
       const earlier = inProgress.get(delivery.deliveryId);
       const run = earlier ? earlier.then(nothing, nothing).then(() => attemptNow(delivery, signal, sent)) : attemptNow(delivery, signal, sent);
@@ -157,7 +206,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   };
 
   async function attemptNow(delivery: Delivery, signal?: AbortSignal, sent?: () => void): Promise<AttemptOutcome> {
-    const prepared = await prepare(delivery);
+    const prepared = takePresigned(delivery) ?? (await prepare(delivery));
     if (prepared.kind === "skip") return prepared.outcome;
     const { url, attempt, headers } = prepared;
 

@@ -1,21 +1,25 @@
 // What the dispatcher does with each event from EVENTS first: record it in the tenant's event log
-// and find its deliveries (fan-out.ts). Events taken in at the same time share one statement (see
-// batcher.ts). An event that comes again is not recorded twice, but its deliveries are offered
-// again (an earlier attempt at it may have been cut short; see fan-out.ts).
+// and find its deliveries, signing a new event's (fan-out.ts). Events taken in at the same time
+// share one statement (see batcher.ts). An event that comes again is not recorded twice, but its
+// deliveries are offered again (an earlier attempt at it may have been cut short; see fan-out.ts).
 import type { Pool } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { recordEvents, type IncomingEvent } from "./fan-out.js";
+import { recordEvents, type IncomingEvent, type DeliverySigner } from "./fan-out.js";
 
 export interface EventIntakeDeps {
   pool: Pool;
+  /** Signs a new event's deliveries under their hooks' signing locks (the deliverer's presigner). */
+  signer: DeliverySigner;
 }
 
 export interface Intake {
   event: EventEnvelope;
   fresh: boolean;
   deliveries: DeliveryMessage[];
+  /** Resolves once the event's record has committed: its message must not be acknowledged before. */
+  committed: Promise<void>;
 }
 
 export type TakeEvent = (tenantId: string, event: EventEnvelope, eventJson: string, streamSeq: number) => Promise<Intake>;
@@ -28,10 +32,16 @@ export type TakeEvent = (tenantId: string, event: EventEnvelope, eventJson: stri
 export const EVENT_INTAKE_MAX_BATCH = 500;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
-  const take = createBatcher((events: IncomingEvent[]) => recordEvents(deps.pool, events), { maxBatch: EVENT_INTAKE_MAX_BATCH });
+  const take = createBatcher(
+    async (events: IncomingEvent[]) => {
+      const batch = await recordEvents(deps.pool, events, deps.signer);
+      return batch.events.map((recorded) => ({ ...recorded, committed: batch.committed }));
+    },
+    { maxBatch: EVENT_INTAKE_MAX_BATCH },
+  );
   /** `eventJson` is the message as received (`event` parsed from it); it becomes the body of every delivery. */
   return async (tenantId, event, eventJson, streamSeq) => {
-    const { fresh, deliveries } = await take({ tenantId, event, eventJson, streamSeq });
-    return { event, fresh, deliveries };
+    const { fresh, deliveries, committed } = await take({ tenantId, event, eventJson, streamSeq });
+    return { event, fresh, deliveries, committed };
   };
 }

@@ -2,14 +2,14 @@
 // (active since before the event occurred: an event of a pause that arrives late is not queued).
 // A new event's deliveries are attempted straight away (event-deliveries.ts); re-deliveries asked
 // for by hand go through the dispatcher's outbox into DELIVERIES (queueDeliveries).
-import type { Queryable } from "@waybill/platform/db.js";
+import type { Pool, Queryable } from "@waybill/platform/db.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
-import { preparedStatement } from "@waybill/platform/prepared.js";
 import { entityOf } from "@waybill/contracts/events/entity.js";
 import { deliveriesSubject } from "./deliveries-stream.js";
 import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
+import { lockHooks, lockSubscribedHooks, signUnderLocks } from "./signing-lock.js";
 
 export interface IncomingEvent {
   tenantId: string;
@@ -27,9 +27,12 @@ export interface RecordedEvent {
   deliveries: DeliveryMessage[];
 }
 
-const RECORD_EVENTS = preparedStatement(
-  "dispatcher_record_events",
-  `WITH input AS (
+/**
+ * Records the events (one jsonb parameter, a row per event) and answers, per event, whether it was
+ * new in the log and its hooks, with what a new event's deliveries are signed with (url, sealed
+ * secret), read in this statement's snapshot.
+ */
+const RECORD_EVENTS_SQL = `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
          AS r(id text, tenant_id text, kind text, time text, transaction_id text, stream_seq bigint, raw text)
      ), logged AS (
@@ -37,14 +40,45 @@ const RECORD_EVENTS = preparedStatement(
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      )
-     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered
+     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered,
+            COALESCE(s.urls, '{}') AS urls, COALESCE(s.secrets, '{}') AS secrets
        FROM input i LEFT JOIN logged l ON l.id = i.id
        LEFT JOIN LATERAL (
-         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered
+         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered,
+                array_agg(h.url ORDER BY h.id) AS urls, array_agg(h.secret_sealed ORDER BY h.id) AS secrets
            FROM hooks h
           WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
-       ) s ON true`,
-);
+       ) s ON true`;
+
+interface RecordedRow {
+  id: string;
+  fresh: boolean;
+  hook_ids: string[];
+  ordered: boolean[];
+  urls: string[];
+  secrets: string[];
+}
+
+/** A new event's delivery to sign now, with its hook's url and sealed secret as the intake read them. */
+export interface DeliveryToSign {
+  delivery: DeliveryMessage;
+  url: string;
+  secretSealed: string;
+}
+
+/** Signs a new event's deliveries at intake (the deliverer's presigner). */
+export interface DeliverySigner {
+  /** A mark of the hooks' state, taken before they are read (hook-changes.ts); undefined: sign nothing now. */
+  mark(): number | undefined;
+  /** Signs, while the intake's transaction holds the hooks' signing locks; writes nothing. */
+  sign(toSign: DeliveryToSign[], mark: number): void;
+}
+
+export interface RecordedBatch {
+  events: RecordedEvent[];
+  /** Resolves once the transaction that recorded them has committed (see signing-lock.ts's Signed). */
+  committed: Promise<void>;
+}
 
 /**
  * Records events in the event log and answers, per event in order, whether it was new there and
@@ -54,8 +88,16 @@ const RECORD_EVENTS = preparedStatement(
  * tell a redelivery from a first delivery after nats-server lost its consumer's state (kill -9
  * restores the last state it flushed, and the events taken since come again as new), and an event
  * whose deliveries were cut short then would reach none of its hooks. One statement for many events.
+ *
+ * A new event's unordered deliveries need nothing read but their hook's url and secret: no
+ * attempt of them can have been recorded before their event was. So the statement runs after the
+ * signing locks of the hooks it may fan out to (lockSubscribedHooks, an earlier statement of the
+ * same round trip), and those deliveries are signed (`signer`) before the transaction commits: the
+ * rotation's promise holds as for any attempt, and their attempts skip the read of their state.
+ * A hook that was not among those locked (it became active between the two statements) is not
+ * signed for here; its delivery reads its state when attempted, as every other one does.
  */
-export async function recordEvents(db: Queryable, events: IncomingEvent[]): Promise<RecordedEvent[]> {
+export async function recordEvents(pool: Pool, events: IncomingEvent[], signer: DeliverySigner): Promise<RecordedBatch> {
   const input = events.map(({ tenantId, event, eventJson, streamSeq }) => ({
     id: event.id,
     tenant_id: tenantId,
@@ -65,7 +107,27 @@ export async function recordEvents(db: Queryable, events: IncomingEvent[]): Prom
     stream_seq: streamSeq,
     raw: eventJson,
   }));
-  const { rows } = await db.query<{ id: string; fresh: boolean; hook_ids: string[]; ordered: boolean[] }>(RECORD_EVENTS([JSON.stringify(input)]));
+  const mark = signer.mark();
+  const locks = mark === undefined ? lockHooks([]) : lockSubscribedHooks(events.map(({ tenantId, event }) => ({ tenantId, kind: event.kind })));
+  const read = { name: "dispatcher_record_events", text: RECORD_EVENTS_SQL, argument: JSON.stringify(input) };
+  const { value, committed } = await signUnderLocks(pool, locks, read, (rows, lockRows) => {
+    const locked = new Set((lockRows as { id: string }[]).map((row) => row.id));
+    const toSign: DeliveryToSign[] = [];
+    const recorded = deliveriesOf(events, rows as RecordedRow[], (delivery, url, secretSealed) => {
+      if (locked.has(delivery.hookId)) toSign.push({ delivery, url, secretSealed });
+    });
+    if (mark !== undefined) signer.sign(toSign, mark);
+    return recorded;
+  });
+  return { events: value, committed };
+}
+
+/** Each event's deliveries from its row; `fresh` is called for a new event's unordered ones. */
+function deliveriesOf(
+  events: IncomingEvent[],
+  rows: RecordedRow[],
+  fresh: (delivery: DeliveryMessage, url: string, secretSealed: string) => void,
+): RecordedEvent[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();
@@ -75,9 +137,11 @@ export async function recordEvents(db: Queryable, events: IncomingEvent[]): Prom
     seen.add(event.id);
     if (!first) return { fresh: false, deliveries: [] };
     const entity = entityOf(event) ?? null;
-    return {
-      fresh: row.fresh,
-      deliveries: row.hook_ids.map((hookId, n) => ({
+    const deliveries = row.hook_ids.map((hookId, n): DeliveryMessage => {
+      // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
+      // entity is not held back.
+      const ordered = row.ordered[n] && entity !== null;
+      const delivery: DeliveryMessage = {
         deliveryId: fanOutDeliveryId(event.id, hookId),
         tenantId,
         hookId,
@@ -86,11 +150,12 @@ export async function recordEvents(db: Queryable, events: IncomingEvent[]): Prom
         eventKind: event.kind,
         eventTime: event.time,
         eventJson,
-        // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
-        // entity is not held back.
-        ...(row.ordered[n] && entity !== null ? { entity, streamSeq } : {}),
-      })),
-    };
+        ...(ordered ? { entity, streamSeq } : {}),
+      };
+      if (row.fresh && !ordered) fresh(delivery, row.urls[n], row.secrets[n]);
+      return delivery;
+    });
+    return { fresh: row.fresh, deliveries };
   });
 }
 

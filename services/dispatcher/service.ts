@@ -25,6 +25,7 @@ import { createEventDeliveries } from "./event-deliveries.js";
 import { createDeliveryScheduler } from "./delivery-scheduler.js";
 import { dispatcherGrpcHandlers } from "./grpc-handlers.js";
 import { createHookUrlCheck } from "./hook-address.js";
+import { startHookChanges } from "./hook-changes.js";
 import { setUpSecretKeys } from "./secret-key-setup.js";
 import { createSender } from "./sender.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
@@ -113,7 +114,9 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       for (const { delivery } of items) parkedRelease.parked(delivery.hookId);
       return items.map(() => undefined);
     });
-    const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger });
+    const hookChanges = await startHookChanges({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, logger });
+    runtime.defer(hookChanges.stop);
+    const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger, hookChanges });
 
     // One scheduler for both sources of deliveries: a hook's lane and breaker are the same whether
     // its delivery is a new event's or a retry.
@@ -162,7 +165,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       }),
     );
 
-    const takeEvent = createEventIntake({ pool });
+    const takeEvent = createEventIntake({ pool, signer: deliverer.presigner });
     // Ordered deliveries join their queues in the order events were taken in: one batch at a time.
     const enqueueOrdered = createBatcher(async (items: OrderedDelivery[]) => {
       const heads = await enqueueOrderedDeliveries(pool, items);
@@ -198,7 +201,10 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
           received.inc({ kind: intake.event.kind });
           logger.debug({ eventId: intake.event.id, kind: intake.event.kind, tenantId, deliveries: intake.deliveries.length }, "event received");
         }
-        await eventDeliveries.deliver(message, intake.deliveries);
+        // Acknowledged only once its record has committed too: its deliveries may go before that.
+        const [committed, delivered] = await Promise.allSettled([intake.committed, eventDeliveries.deliver(message, intake.deliveries)]);
+        if (committed.status === "rejected") throw committed.reason;
+        if (delivered.status === "rejected") throw delivered.reason;
       },
     });
     // At shutdown, in this order: both consumers stop pulling; then the events in hand finish

@@ -33,8 +33,38 @@ const DUPLICATE_PREPARED_STATEMENT = "42P05";
  * A transaction whose signing is done and whose COMMIT has not been sent yet, per pool: the next
  * batch's statement begins with that COMMIT (one write and one statement fewer per batch under
  * load), or, when no batch follows in the same turn of the event loop, the COMMIT goes alone.
+ * `settle` settles the transaction's `committed` promise.
  */
-const awaitingCommit = new WeakMap<Pool, { client: PoolClient; alone: NodeJS.Immediate }>();
+const awaitingCommit = new WeakMap<Pool, { client: PoolClient; alone: NodeJS.Immediate; settle: (error?: Error) => void }>();
+
+/** The statement that takes the signing locks of `hookIds` shared, in id order. */
+export function lockHooks(hookIds: string[]): string {
+  // In id order, like every taker of several, so that waits cannot form a cycle.
+  const locks = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${escapeLiteral(id)}))`);
+  return `SELECT ${locks.length > 0 ? locks.join(", ") : "1"}`;
+}
+
+/**
+ * The statement that takes shared, in id order, the signing locks of the active hooks subscribed
+ * to any of these kinds in these tenants, and answers their ids (`id` per row): what a later
+ * statement of the transaction reads of those hooks may be signed with until the COMMIT.
+ */
+export function lockSubscribedHooks(subscriptions: { tenantId: string; kind: string }[]): string {
+  const pairs = [...new Set(subscriptions.map((s) => `(${escapeLiteral(s.tenantId)}, ${escapeLiteral(s.kind)})`))];
+  if (pairs.length === 0) return "SELECT NULL::text AS id WHERE false";
+  return `SELECT l.id, pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(l.id)) FROM (SELECT h.id FROM hooks h
+     WHERE h.status = 'active' AND (h.tenant_id, h.on_kind) IN (VALUES ${pairs.join(", ")}) ORDER BY h.id) l`;
+}
+
+/** What `signUnderLocks` answers: `sign`'s value, and when the transaction it ran in has committed. */
+export interface Signed<T> {
+  value: T;
+  /**
+   * Resolves once the COMMIT has run; rejects if it may not have (the round trip that carried it
+   * failed). A transaction that wrote (the event intake) must not be taken as done before this.
+   */
+  committed: Promise<void>;
+}
 
 /**
  * Takes the signing locks of `hookIds` shared in a new transaction, runs `read` after them and
@@ -49,55 +79,93 @@ const awaitingCommit = new WeakMap<Pool, { client: PoolClient; alone: NodeJS.Imm
  * holds its hook's lane place before its request goes out.
  */
 export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: LockedRead, sign: (rows: unknown[]) => T): Promise<T> {
-  // In id order, like every taker of several, so that waits cannot form a cycle.
-  const locks = [...new Set(hookIds)].sort().map((id) => `pg_advisory_xact_lock_shared(${SIGNING_LOCK_SPACE}, hashtext(${escapeLiteral(id)}))`);
+  return (await signUnderLocks(pool, lockHooks(hookIds), read, sign)).value;
+}
+
+/**
+ * As withSigningLocks, with the locks taken by `locks` (lockHooks, lockSubscribedHooks), whose
+ * rows `sign` gets too; answers when the transaction has committed as well (see Signed).
+ */
+export async function signUnderLocks<T>(
+  pool: Pool,
+  locks: string,
+  read: LockedRead,
+  sign: (rows: unknown[], lockRows: unknown[]) => T,
+): Promise<Signed<T>> {
   const open = awaitingCommit.get(pool);
   if (open) {
     awaitingCommit.delete(pool);
     clearImmediate(open.alone);
   }
   const client = open?.client ?? (await pool.connect());
-  let result: T;
+  let value: T;
   try {
-    const rows = await lockedRead(client, locks, read, open !== undefined);
-    result = sign(rows);
+    const { rows, lockRows } = await lockedRead(client, locks, read, open?.settle);
+    value = sign(rows, lockRows);
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     client.release();
     throw error;
   }
+  let settle!: (error?: Error) => void;
+  const committed = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error ? reject(error) : resolve());
+  });
+  committed.catch(() => {}); // read-only callers do not wait for it
   const alone = setImmediate(() => {
     if (awaitingCommit.get(pool)?.client !== client) return;
     awaitingCommit.delete(pool);
-    // A failed COMMIT of a transaction that wrote nothing loses nothing; the connection is dropped.
+    // A failed COMMIT drops the connection; the caller learns of it through `committed`.
     client.query("COMMIT").then(
-      () => client.release(),
-      (error: Error) => client.release(error),
+      () => {
+        client.release();
+        settle();
+      },
+      (error: Error) => {
+        client.release(error);
+        settle(error);
+      },
     );
   });
-  awaitingCommit.set(pool, { client, alone });
-  return result;
+  awaitingCommit.set(pool, { client, alone, settle });
+  return { value, committed };
 }
 
-async function lockedRead(client: PoolClient, locks: string[], read: LockedRead, commitFirst: boolean, retried = false): Promise<unknown[]> {
+/**
+ * One round trip: the COMMIT of the connection's open transaction (when `commitBefore` is given,
+ * which it settles), BEGIN, the locks and the read.
+ */
+async function lockedRead(
+  client: PoolClient,
+  locks: string,
+  read: LockedRead,
+  commitBefore: ((error?: Error) => void) | undefined,
+  retried = false,
+): Promise<{ rows: unknown[]; lockRows: unknown[] }> {
   const names = preparedOn.get(client) ?? new Set<string>();
   preparedOn.set(client, names);
   const prepare = names.has(read.name) ? "" : `PREPARE ${read.name}(jsonb) AS ${read.text}; `;
   try {
     const results = (await client.query(
-      `${commitFirst ? "COMMIT; " : ""}BEGIN; SELECT ${locks.length > 0 ? locks.join(", ") : "1"}; ${prepare}EXECUTE ${read.name}(${escapeLiteral(read.argument)})`,
+      `${commitBefore ? "COMMIT; " : ""}BEGIN; ${locks}; ${prepare}EXECUTE ${read.name}(${escapeLiteral(read.argument)})`,
     )) as unknown as { rows: unknown[] }[];
+    commitBefore?.();
     names.add(read.name);
-    return results[results.length - 1].rows;
+    const first = commitBefore ? 2 : 1;
+    return { rows: results[results.length - 1].rows, lockRows: results[first].rows };
   } catch (error) {
     // The connection's prepared statements are not what was noted (DEALLOCATE, a pooler): note
     // what the error says and try once more in a new transaction (the COMMIT before it has run).
     const code = (error as { code?: string }).code;
-    if (retried || (code !== UNDEFINED_PREPARED_STATEMENT && code !== DUPLICATE_PREPARED_STATEMENT)) throw error;
+    if (retried || (code !== UNDEFINED_PREPARED_STATEMENT && code !== DUPLICATE_PREPARED_STATEMENT)) {
+      commitBefore?.(error as Error);
+      throw error;
+    }
+    commitBefore?.();
     if (code === UNDEFINED_PREPARED_STATEMENT) names.delete(read.name);
     else names.add(read.name);
     await client.query("ROLLBACK");
-    return lockedRead(client, locks, read, false, true);
+    return lockedRead(client, locks, read, undefined, true);
   }
 }
 
