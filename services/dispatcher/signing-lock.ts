@@ -86,12 +86,7 @@ export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: L
  * As withSigningLocks, with the locks taken by `locks` (lockHooks, lockSubscribedHooks), whose
  * rows `sign` gets too; answers when the transaction has committed as well (see Signed).
  */
-export async function signUnderLocks<T>(
-  pool: Pool,
-  locks: string,
-  read: LockedRead,
-  sign: (rows: unknown[], lockRows: unknown[]) => T,
-): Promise<Signed<T>> {
+export async function signUnderLocks<T>(pool: Pool, locks: string, read: LockedRead, sign: (rows: unknown[], lockRows: unknown[]) => T): Promise<Signed<T>> {
   const open = awaitingCommit.get(pool);
   if (open) {
     awaitingCommit.delete(pool);
