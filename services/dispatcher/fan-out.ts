@@ -40,12 +40,10 @@ const RECORD_EVENTS_SQL = `WITH input AS (
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      )
-     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hook_ids, '{}') AS hook_ids, COALESCE(s.ordered, '{}') AS ordered,
-            COALESCE(s.urls, '{}') AS urls, COALESCE(s.secrets, '{}') AS secrets
+     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hooks, '[]') AS hooks
        FROM input i LEFT JOIN logged l ON l.id = i.id
        LEFT JOIN LATERAL (
-         SELECT array_agg(h.id ORDER BY h.id) AS hook_ids, array_agg(h.ordering = 'perEntity' ORDER BY h.id) AS ordered,
-                array_agg(h.url ORDER BY h.id) AS urls, array_agg(h.secret_sealed ORDER BY h.id) AS secrets
+         SELECT json_agg(json_build_array(h.id, h.ordering = 'perEntity', h.url, h.secret_sealed) ORDER BY h.id) AS hooks
            FROM hooks h
           WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
        ) s ON true`;
@@ -53,10 +51,8 @@ const RECORD_EVENTS_SQL = `WITH input AS (
 interface RecordedRow {
   id: string;
   fresh: boolean;
-  hook_ids: string[];
-  ordered: boolean[];
-  urls: string[];
-  secrets: string[];
+  /** [id, perEntity ordering, url, sealed secret] of each hook, by id (JSON: parsed natively, unlike a text array). */
+  hooks: [string, boolean, string, string][];
 }
 
 /** A new event's delivery to sign now, with its hook's url and sealed secret as the intake read them. */
@@ -137,10 +133,10 @@ function deliveriesOf(
     seen.add(event.id);
     if (!first) return { fresh: false, deliveries: [] };
     const entity = entityOf(event) ?? null;
-    const deliveries = row.hook_ids.map((hookId, n): DeliveryMessage => {
+    const deliveries = row.hooks.map(([hookId, perEntity, url, secretSealed]): DeliveryMessage => {
       // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
       // entity is not held back.
-      const ordered = row.ordered[n] && entity !== null;
+      const ordered = perEntity && entity !== null;
       const delivery: DeliveryMessage = {
         deliveryId: fanOutDeliveryId(event.id, hookId),
         tenantId,
@@ -152,7 +148,7 @@ function deliveriesOf(
         eventJson,
         ...(ordered ? { entity, streamSeq } : {}),
       };
-      if (row.fresh && !ordered) fresh(delivery, row.urls[n], row.secrets[n]);
+      if (row.fresh && !ordered) fresh(delivery, url, secretSealed);
       return delivery;
     });
     return { fresh: row.fresh, deliveries };
