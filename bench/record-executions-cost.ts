@@ -1,7 +1,7 @@
 // What recording delivery attempts costs PostgreSQL, part by part: the dispatcher's statement
 // (executions.ts: execution rows and the hooks' counters in one statement) against the same rows
-// inserted without the counters, then without the foreign key to hooks and the two indexes only
-// some reads use. Measured as the backend's own CPU (/proc/<pid>/stat of the connection's
+// inserted without the counters, with the foreign key to hooks they had until migration 012, and
+// without the two indexes only some reads use. Measured as the backend's own CPU (/proc/<pid>/stat of the connection's
 // PostgreSQL process, so PostgreSQL must run on this machine) per row, in batches of BATCH rows.
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
 //   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
@@ -119,8 +119,9 @@ try {
   await measure("the dispatcher's statement (rows + hook counters)", recorded);
   await measure("the same rows without the counters", insertOnly);
   await measure("the rows, counters in a narrow table of their own", countedApart);
+  await db.query("ALTER TABLE executions ADD CONSTRAINT executions_hook_id_fkey FOREIGN KEY (hook_id) REFERENCES hooks (id) ON DELETE CASCADE");
+  await measure("the same rows with the old foreign key to hooks", insertOnly);
   await db.query("ALTER TABLE executions DROP CONSTRAINT executions_hook_id_fkey");
-  await measure("  … and without the foreign key to hooks", insertOnly);
   await db.query("DROP INDEX executions_hook_event_succeeded");
   await measure("  … and without executions_hook_event_succeeded", insertOnly);
   await db.query("DROP INDEX executions_event");

@@ -129,6 +129,21 @@ describe("GET, PUT, DELETE /v1/hooks/{id}", () => {
     expect((await call(`/hooks/${hook.id}`, { method: "DELETE" })).status).toBe(404);
     expect((await call(`/hooks/not-a-hook`)).status).toBe(404);
   });
+
+  it("deletes the hook's executions with it", async () => {
+    const hook = await createHook(call, { url: receiver.url, on: "order.created" });
+    expect((await call(`/hooks/${hook.id}/test`, { method: "POST" })).status).toBe(200);
+    const db = new pg.Client({ connectionString: stack.env.databaseUrl });
+    await db.connect();
+    try {
+      const count = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM dispatcher.executions WHERE hook_id = $1", [hook.id])).rows[0].n;
+      expect(await count()).toBe(1);
+      expect((await call(`/hooks/${hook.id}`, { method: "DELETE" })).status).toBe(204);
+      expect(await count()).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
 });
 
 describe("POST /v1/hooks/{id}/test and executions", () => {

@@ -205,11 +205,19 @@ async function applyHookChanges(db: Queryable, tenantId: string, id: string, cha
   return hookFromRow(rows[0]);
 }
 
-/** Deletes the hook with its executions; deliveries still queued for it are dropped on arrival. */
-export async function deleteHook(db: Queryable, tenantId: string, id: string): Promise<void> {
+/**
+ * Deletes the hook with its executions; deliveries still queued for it are dropped on arrival.
+ * Executions have no foreign key to hooks (migration 012): recording an attempt locks its hook's
+ * row and inserts nothing for a hook that is gone, and the hook's row is deleted first, after every
+ * recording that locked it has committed, so the second statement (a later snapshot) sees them all.
+ */
+export async function deleteHook(pool: Pool, tenantId: string, id: string): Promise<void> {
   if (!isHookId(id)) throw hookNotFound(id);
-  const { rowCount } = await db.query(`DELETE FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
-  if (rowCount === 0) throw hookNotFound(id);
+  await withTransaction(pool, async (db) => {
+    const { rowCount } = await db.query(`DELETE FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+    if (rowCount === 0) throw hookNotFound(id);
+    await db.query(`DELETE FROM executions WHERE hook_id = $1`, [id]);
+  });
 }
 
 /**
