@@ -13,14 +13,14 @@ import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
 import { composeEnvProblems, configSchemas, imageEnvironment, imageEnvProblems, manifestEnvProblems } from "./deploy-env.js";
-import { DELIVERY_POOL_MAX } from "../services/dispatcher/service.js";
+import { DELIVERY_POOL_MAX, HOOK_CHANGES_CONNECTIONS } from "../services/dispatcher/service.js";
 import { STOCK_INTENTS_POOL_MAX } from "../services/orders/service.js";
 import { SHUTDOWN_TIMEOUT_MS } from "../packages/platform/run-main.js";
 
 /** Connections kept free of the services' budget: superuser slots, replication, operator, an admin. */
 export const RESERVED_CONNECTIONS = 20;
 /** Connections a pod opens besides its DB_POOL_MAX pool. */
-const EXTRA_CONNECTIONS: Record<string, number> = { dispatcher: DELIVERY_POOL_MAX, orders: STOCK_INTENTS_POOL_MAX };
+const EXTRA_CONNECTIONS: Record<string, number> = { dispatcher: DELIVERY_POOL_MAX + HOOK_CHANGES_CONNECTIONS, orders: STOCK_INTENTS_POOL_MAX };
 const WORKLOAD_KINDS = new Set(["Deployment", "StatefulSet"]);
 /** Settings a service refuses to start without in the image (NODE_ENV=production): compose must demand them. */
 const REQUIRED_COMPOSE_SECRETS: Record<string, string[]> = { dispatcher: ["WEBHOOK_SECRET_KEY"], identity: ["IDENTITY_SECRET_KEY"] };

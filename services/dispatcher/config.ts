@@ -58,6 +58,11 @@ export const dispatcherConfigSchema = z
     /** How often the dispatcher looks for hook secrets left to re-seal. */
     WEBHOOK_SECRET_RESEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_WEBHOOK_SECRET_RESEAL_INTERVAL_MS),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag.default(false),
+    /**
+     * Where the dispatcher listens for hook changes (hook-changes.ts) when DATABASE_URL goes through
+     * a pooler in transaction mode, which does not pass notifications on: PostgreSQL itself.
+     */
+    DATABASE_LISTEN_URL: z.string().url().optional(),
     /** Delays after each failed attempt, in milliseconds once parsed. */
     WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(parseRetrySchedule(DEFAULT_RETRY_SCHEDULE)),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(MAX_WEBHOOK_TIMEOUT_MS).default(DEFAULT_WEBHOOK_TIMEOUT_MS),

@@ -37,6 +37,8 @@ import { enqueueOrdered as enqueueOrderedDeliveries, finishOrdered, isOrdered, t
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
 export const DELIVERY_POOL_MAX = 4;
+/** The connection that listens for hook changes (hook-changes.ts). */
+export const HOOK_CHANGES_CONNECTIONS = 1;
 /**
  * Events in hand at once. Each waits for its deliveries (at most DIRECT_WAIT_BUDGET_MS in a lane's
  * queue, or while its hook's attempt runs), so this is what keeps lanes fed while some wait.
@@ -114,7 +116,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       for (const { delivery } of items) parkedRelease.parked(delivery.hookId);
       return items.map(() => undefined);
     });
-    const hookChanges = await startHookChanges({ databaseUrl: config.DATABASE_URL, schema: DISPATCHER_SCHEMA, logger });
+    const hookChanges = await startHookChanges({ databaseUrl: config.DATABASE_LISTEN_URL ?? config.DATABASE_URL, schema: DISPATCHER_SCHEMA, logger });
     runtime.defer(hookChanges.stop);
     const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger, hookChanges });
 
