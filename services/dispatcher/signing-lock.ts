@@ -1,6 +1,7 @@
 // The lock behind the rotation's promise that the old secret signs nothing once the rotation has
-// committed. Attempts hold each of their hooks' locks shared from before they read the secrets
-// until they have signed; a rotation holds its hook's lock exclusively while it replaces the secret.
+// committed. Whatever signs (attempts, and the event intake, which signs a new event's deliveries:
+// fan-out.ts) holds each of its hooks' locks shared from before it reads the secrets until it has
+// signed; a rotation holds its hook's lock exclusively while it replaces the secret.
 // So a rotation waits for the attempts that read the old secret, and attempts that come during a
 // rotation wait for its commit and read the new one (their read is a later statement, with a later
 // snapshot, than the lock).
