@@ -67,11 +67,43 @@ export function isClientTransactionId(value: string): boolean {
  * span (tracing on), the hop's traceparent is the span's, already a child of `traceparent`.
  */
 export function contextFrom(requestId: string | undefined, transactionId: string | undefined, traceparent?: string, span?: TraceSpan): OperationContext {
-  const context: OperationContext = {
-    requestId: requestId && SAFE_ID.test(requestId) ? requestId : newId("req"),
-    transactionId: transactionId && SAFE_ID.test(transactionId) ? transactionId : newId("txn"),
-    traceparent: span ? span.traceparent : childTraceparent(traceparent),
-  };
-  if (span) context.span = span;
-  return context;
+  return new HopContext(requestId && SAFE_ID.test(requestId) ? requestId : undefined, transactionId, traceparent, span);
+}
+
+/**
+ * A hop's context. A request id and a span id made for a hop that arrived without them are made
+ * when first read: most hops of a consumer (a webhook delivery, an event taken in) never read them
+ * (only a log line or an outgoing call does), and a ULID per delivery showed in the dispatcher's
+ * profile. (Getters: a spread of a context would miss them; `toJSON` gives every field.)
+ */
+class HopContext implements OperationContext {
+  readonly transactionId: string;
+  span?: TraceSpan;
+  #requestId: string | undefined;
+  #traceparent: string | undefined;
+  readonly #incomingTraceparent: string | undefined;
+
+  constructor(requestId: string | undefined, transactionId: string | undefined, incomingTraceparent: string | undefined, span: TraceSpan | undefined) {
+    this.transactionId = transactionId && SAFE_ID.test(transactionId) ? transactionId : newId("txn");
+    this.#requestId = requestId;
+    this.#incomingTraceparent = incomingTraceparent;
+    if (span) {
+      this.span = span;
+      this.#traceparent = span.traceparent;
+    }
+  }
+
+  get requestId(): string {
+    this.#requestId ??= newId("req");
+    return this.#requestId;
+  }
+
+  get traceparent(): string {
+    this.#traceparent ??= childTraceparent(this.#incomingTraceparent);
+    return this.#traceparent;
+  }
+
+  toJSON(): OperationContext {
+    return { requestId: this.requestId, transactionId: this.transactionId, traceparent: this.traceparent, ...(this.span ? { span: this.span } : {}) };
+  }
 }
