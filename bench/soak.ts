@@ -412,7 +412,11 @@ async function outboxAgeSeconds(): Promise<number> {
   const { rows } = await db.query<{ schema: string }>("SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'outbox'");
   if (rows.length === 0) return 0;
   const union = rows.map((r) => `SELECT min(created_at) AS oldest FROM "${r.schema}".outbox`).join(" UNION ALL ");
-  const { rows: ages } = await db.query<{ age: number | null }>(`SELECT extract(epoch FROM now() - min(oldest))::float8 AS age FROM (${union}) o`);
+  // clock_timestamp, not now(): a row whose transaction started a moment after this statement's
+  // (and committed before its snapshot) read as -0.001 s with now(), which drew a negative axis.
+  const { rows: ages } = await db.query<{ age: number | null }>(
+    `SELECT greatest(0, extract(epoch FROM clock_timestamp() - min(oldest)))::float8 AS age FROM (${union}) o`,
+  );
   return ages[0].age ?? 0;
 }
 
