@@ -1,6 +1,7 @@
 // Sends one signed delivery over HTTP with undici: keep-alive connections per origin (one Agent,
 // which pools per origin), an overall timeout, the SSRF guard on the resolved address, and an
 // answer reduced to what an execution record keeps.
+import { LRUCache } from "lru-cache";
 import { Agent, type Dispatcher } from "undici";
 import { BLOCKED_ADDRESS_ERROR, BlockedAddressError, guardedLookup, isBlockedLiteralHost } from "./ssrf.js";
 
@@ -10,6 +11,8 @@ export const RESPONSE_DRAIN_LIMIT_BYTES = 256 * 1024;
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const CONNECTIONS_PER_ORIGIN = 128;
 export const USER_AGENT = "Waybill-Webhooks/1";
+/** Hook urls kept parsed: every delivery to a hook sends to the same one. */
+export const PARSED_URLS_MAX = 10_000;
 /** Stateless when not streaming, so one serves every answer. */
 const UTF8 = new TextDecoder("utf-8", { fatal: false });
 
@@ -47,6 +50,17 @@ export function createSender(options: SenderOptions): Sender {
     connect: { lookup: guardedLookup(allowPrivateNetworks), timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) },
   });
   const onAbortOf = createAbortFanOut();
+  const parsed = new LRUCache<string, Target>({ max: PARSED_URLS_MAX });
+  /** The url's origin and path, and whether it names a blocked address literal (no lookup checks that). */
+  const targetOf = (url: string): Target => {
+    let target = parsed.get(url);
+    if (target === undefined) {
+      const { origin, pathname, search, hostname } = new URL(url);
+      target = { origin, path: `${pathname}${search}`, blocked: isBlockedLiteralHost(hostname, allowPrivateNetworks) };
+      parsed.set(url, target);
+    }
+    return target;
+  };
 
   // undici's dispatch API with a handler of our own rather than request(): no AbortController and
   // listener per request, no body stream and async iteration over it. This runs once per delivery,
@@ -66,9 +80,9 @@ export function createSender(options: SenderOptions): Sender {
       aborted: false,
       ...fields,
     });
-    const target = new URL(url);
+    const target = targetOf(url);
     // An address literal is connected to without any lookup, so it is checked here.
-    if (isBlockedLiteralHost(target.hostname, allowPrivateNetworks)) return Promise.resolve(finish({ error: BLOCKED_ADDRESS_ERROR }));
+    if (target.blocked) return Promise.resolve(finish({ error: BLOCKED_ADDRESS_ERROR }));
     if (signal?.aborted) return Promise.resolve(finish({ aborted: true, error: "aborted by shutdown" }));
 
     return new Promise<SendResult>((resolve) => {
@@ -140,7 +154,7 @@ export function createSender(options: SenderOptions): Sender {
       };
       try {
         const requestHeaders = { ...headers, "User-Agent": USER_AGENT };
-        agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: "POST", headers: requestHeaders, body }, handler);
+        agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, handler);
       } catch (error) {
         settle(finish({ error: describeError(error) }));
       }
@@ -148,6 +162,12 @@ export function createSender(options: SenderOptions): Sender {
   }
 
   return { send, close: () => agent.close() };
+}
+
+interface Target {
+  origin: string;
+  path: string;
+  blocked: boolean;
 }
 
 /**
