@@ -208,8 +208,13 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 
 /** PostgreSQL text and jsonb hold neither NUL nor lone UTF-16 surrogates. */
 function sanitize(text: string): string {
+  // Nearly every header value and body has neither: a plain scan first, the replacement (with its
+  // lookarounds) only when one may be there. This runs for every header of every answer.
+  if (!MAY_NEED_SANITIZING.test(text)) return text;
   return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
+
+const MAY_NEED_SANITIZING = /[\u0000\uD800-\uDFFF]/;
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_OSSL_)/;
 
