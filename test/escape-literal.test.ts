@@ -1,8 +1,9 @@
-// escapeLiteral quotes strings for statements sent without parameters: what PostgreSQL reads back
-// must be the string itself, quotes, backslashes and all, and the text must be pg's own.
+// escapeLiteral and textLiteral quote strings for statements sent without parameters: what
+// PostgreSQL reads back must be the string itself, quotes, backslashes, dollars and all, and
+// escapeLiteral's text must be pg's own.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { escapeLiteral } from "@waybill/platform/db.js";
+import { escapeLiteral, textLiteral } from "@waybill/platform/db.js";
 import { connectToTestServer } from "./support/environment.js";
 
 const SAMPLES = [
@@ -16,6 +17,9 @@ const SAMPLES = [
   'json {"a":"x\\"y","b":"\\\\n"}',
   "ünïcødé 🚚 and a\nnew line",
   JSON.stringify([{ n: 0, tenant_id: "ten_1", hook_id: "hk_'; DROP TABLE hooks; --", delivery_id: "dlv\\x00" }]),
+  "ends with a dollar $",
+  "$waybill$ the tag itself, then $waybill$'); DROP TABLE hooks; --",
+  "$$ and $waybill and waybill$",
 ];
 
 describe("escapeLiteral", () => {
@@ -39,5 +43,16 @@ describe("escapeLiteral", () => {
       }[];
       expect(results.map((r) => r.rows[0].value)).toEqual(SAMPLES);
     }
+  });
+
+  it("textLiteral reads back as the string itself, the tag inside it or not", async () => {
+    for (const conforming of ["on", "off"]) {
+      await client.query(`SET standard_conforming_strings = ${conforming}`);
+      const results = (await client.query(SAMPLES.map((s) => `SELECT ${textLiteral(s)} AS value`).join("; "))) as unknown as {
+        rows: { value: string }[];
+      }[];
+      expect(results.map((r) => r.rows[0].value)).toEqual(SAMPLES);
+    }
+    expect(textLiteral('{"a":"x\\"y"}')).toBe('$waybill${"a":"x\\"y"}$waybill$');
   });
 });

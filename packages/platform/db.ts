@@ -20,7 +20,19 @@ export function escapeLiteral(value: string): string {
   return value.includes("\\") ? ` E${quoted}` : quoted;
 }
 
-/** SQLSTATE of a unique constraint violation (a duplicate key). */
+/** The tag of `textLiteral`'s dollar quoting. */
+const DOLLAR_TAG = "$waybill$";
+
+/**
+ * A long string (a JSON argument of kilobytes) as an SQL literal for the simple protocol: dollar
+ * quoted, so neither this process nor PostgreSQL's parser handles it a character at a time for
+ * escapes (JSON text holding JSON text is full of backslashes, which an escaped literal doubles).
+ * A string that holds the tag itself falls back to escapeLiteral.
+ */
+export function textLiteral(value: string): string {
+  return value.includes(DOLLAR_TAG) ? escapeLiteral(value) : `${DOLLAR_TAG}${value}${DOLLAR_TAG}`;
+}
+
 /**
  * SQL that reads a timestamptz as the text JavaScript's toISOString gives (UTC, milliseconds,
  * "Z"; NULL stays NULL), for reads that answer it as it is instead of parsing and formatting a Date
@@ -30,6 +42,7 @@ export function isoTimestampSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/** SQLSTATE of a unique constraint violation (a duplicate key). */
 export const UNIQUE_VIOLATION = "23505";
 
 // numeric and int8 stay strings (exact); timestamps become Date.

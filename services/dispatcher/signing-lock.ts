@@ -9,7 +9,7 @@
 // Transaction-scoped advisory locks rather than FOR KEY SHARE on the hook rows: a row lock is
 // written into the row (a WAL record per hook per batch, and a commit to flush), which made every
 // batch of attempts a writing transaction; an advisory lock lives only in the lock table.
-import { escapeLiteral, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
+import { escapeLiteral, textLiteral, type Pool, type PoolClient, type Queryable } from "@waybill/platform/db.js";
 
 /** First key of the dispatcher's signing locks (the second is the hook id's hash). */
 export const SIGNING_LOCK_SPACE = 0x5716;
@@ -143,7 +143,7 @@ async function lockedRead(
   const prepare = names.has(read.name) ? "" : `PREPARE ${read.name}(jsonb) AS ${read.text}; `;
   try {
     const results = (await client.query(
-      `${commitBefore ? "COMMIT; " : ""}BEGIN; ${locks}; ${prepare}EXECUTE ${read.name}(${escapeLiteral(read.argument)})`,
+      `${commitBefore ? "COMMIT; " : ""}BEGIN; ${locks}; ${prepare}EXECUTE ${read.name}(${textLiteral(read.argument)})`,
     )) as unknown as { rows: unknown[] }[];
     commitBefore?.();
     names.add(read.name);
