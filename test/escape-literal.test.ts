@@ -35,24 +35,23 @@ describe("escapeLiteral", () => {
     for (const sample of SAMPLES) expect(escapeLiteral(sample)).toBe(pg.escapeLiteral(sample));
   });
 
-  it("reads back as the string itself in PostgreSQL, standard_conforming_strings on or off", async () => {
+  /** Each sample as PostgreSQL reads back `quote(sample)`, with standard_conforming_strings on and then off. */
+  async function readBack(quote: (value: string) => string): Promise<string[][]> {
+    const read: string[][] = [];
     for (const conforming of ["on", "off"]) {
       await client.query(`SET standard_conforming_strings = ${conforming}`);
-      const results = (await client.query(SAMPLES.map((s) => `SELECT ${escapeLiteral(s)} AS value`).join("; "))) as unknown as {
-        rows: { value: string }[];
-      }[];
-      expect(results.map((r) => r.rows[0].value)).toEqual(SAMPLES);
+      const results = (await client.query(SAMPLES.map((s) => `SELECT ${quote(s)} AS value`).join("; "))) as unknown as { rows: { value: string }[] }[];
+      read.push(results.map((r) => r.rows[0].value));
     }
+    return read;
+  }
+
+  it("reads back as the string itself in PostgreSQL, standard_conforming_strings on or off", async () => {
+    expect(await readBack(escapeLiteral)).toEqual([SAMPLES, SAMPLES]);
   });
 
   it("textLiteral reads back as the string itself, the tag inside it or not", async () => {
-    for (const conforming of ["on", "off"]) {
-      await client.query(`SET standard_conforming_strings = ${conforming}`);
-      const results = (await client.query(SAMPLES.map((s) => `SELECT ${textLiteral(s)} AS value`).join("; "))) as unknown as {
-        rows: { value: string }[];
-      }[];
-      expect(results.map((r) => r.rows[0].value)).toEqual(SAMPLES);
-    }
+    expect(await readBack(textLiteral)).toEqual([SAMPLES, SAMPLES]);
     const json = '{"a":"x\\"y"}';
     expect(textLiteral(json)).toBe(["$waybill$", json, "$waybill$"].join(""));
   });
