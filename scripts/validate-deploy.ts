@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse, parseAllDocuments } from "yaml";
 import { composeEnvProblems, configSchemas, imageEnvironment, imageEnvProblems, manifestEnvProblems } from "./deploy-env.js";
-import { DELIVERY_POOL_MAX, HOOK_CHANGES_CONNECTIONS } from "../services/dispatcher/service.js";
+import { DELIVERY_POOL_MAX } from "../services/dispatcher/service.js";
+import { HOOK_CHANGES_CONNECTIONS } from "../services/dispatcher/hook-changes.js";
 import { STOCK_INTENTS_POOL_MAX } from "../services/orders/service.js";
 import { SHUTDOWN_TIMEOUT_MS } from "../packages/platform/run-main.js";
 

@@ -8,6 +8,8 @@ import type { Logger } from "@waybill/platform/logger.js";
 import { createPool, type PoolClient } from "@waybill/platform/db.js";
 
 export const HOOK_CHANGED_CHANNEL = "dispatcher_hook_changed";
+/** Connections this opens (the connection budget counts them: scripts/validate-deploy.ts). */
+export const HOOK_CHANGES_CONNECTIONS = 1;
 /** How long to wait before listening again after the connection was lost. */
 export const RELISTEN_DELAY_MS = 1_000;
 
@@ -27,7 +29,7 @@ export interface HookChangesOptions {
 }
 
 export async function startHookChanges({ databaseUrl, schema, logger }: HookChangesOptions): Promise<HookChanges> {
-  const pool = createPool({ databaseUrl, schema, max: 1, applicationName: "waybill-dispatcher-hook-changes", logger });
+  const pool = createPool({ databaseUrl, schema, max: HOOK_CHANGES_CONNECTIONS, applicationName: "waybill-dispatcher-hook-changes", logger });
   let generation = 0;
   let listening: PoolClient | undefined;
   /** LISTEN has run on `listening`: from then on every change is heard. */

@@ -37,8 +37,6 @@ import { enqueueOrdered as enqueueOrderedDeliveries, finishOrdered, isOrdered, t
 export const DISPATCHER_SCHEMA = "dispatcher";
 export const EVENTS_CONSUMER = "dispatcher-events";
 export const DELIVERY_POOL_MAX = 4;
-/** The connection that listens for hook changes (hook-changes.ts). */
-export const HOOK_CHANGES_CONNECTIONS = 1;
 /**
  * Events in hand at once. Each waits for its deliveries (at most DIRECT_WAIT_BUDGET_MS in a lane's
  * queue, or while its hook's attempt runs), so this is what keeps lanes fed while some wait.
