@@ -96,9 +96,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     },
   );
   // Opening a sealed secret (AES-256-GCM) for every batch repeats the same work for the same
-  // answer on every delivery; the plain secret is in this process's memory to sign with either way. Keyed by the
-  // sealed value too, so a rotated secret is opened anew and the old one is never used again.
-  const openedSecrets = new LRUCache<string, string>({ max: OPENED_SECRETS_MAX });
+  // answer on every delivery; the plain secret is in this process's memory to sign with either
+  // way. Kept per hook with the sealed value it was opened from: a rotated secret is opened anew
+  // and the old one never used again. (A key made of both was a long new string to hash per delivery.)
+  const openedSecrets = new LRUCache<string, { sealed: string; secret: string }>({ max: OPENED_SECRETS_MAX });
 
   /**
    * Decides each delivery from its state as read now; those to send are signed before the
@@ -120,19 +121,19 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
   /** The hook's plain secret, or undefined (reported once per `unavailable` set) when it cannot be opened. */
   function openSecret(hookId: string, sealed: string, unavailable: Set<string>): string | undefined {
-    const sealedFor = `${hookId} ${sealed}`;
-    let secret = openedSecrets.get(sealedFor);
-    if (secret === undefined && !unavailable.has(sealedFor)) {
-      try {
-        secret = deps.secrets.open(sealed, hookId);
-        openedSecrets.set(sealedFor, secret);
-      } catch (error) {
-        if (!(error instanceof SecretUnavailableError)) throw error;
-        unavailable.add(sealedFor);
-        deps.logger.error({ hookId }, error.message);
-      }
+    const opened = openedSecrets.get(hookId);
+    if (opened !== undefined && opened.sealed === sealed) return opened.secret;
+    if (unavailable.has(hookId)) return undefined;
+    try {
+      const secret = deps.secrets.open(sealed, hookId);
+      openedSecrets.set(hookId, { sealed, secret });
+      return secret;
+    } catch (error) {
+      if (!(error instanceof SecretUnavailableError)) throw error;
+      unavailable.add(hookId);
+      deps.logger.error({ hookId }, error.message);
+      return undefined;
     }
-    return secret;
   }
 
   // New events' deliveries signed at intake (presign), until their first attempt takes them.
