@@ -80,8 +80,8 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     if (queued(lane) === 0) return undefined;
     const item = lane.queue[lane.head];
     // The slot lets go of what it held: an item taken but left in the array until the next
-    // compaction stayed reachable (up to ~1,000 per lane, each with its event), so every young
-    // collection copied and promoted them: the scavenges took 3 times the floor's.
+    // compaction stayed reachable long after it finished (a heap snapshot under load found about
+    // 3,600 finished deliveries held so, each with its event message and event).
     lane.queue[lane.head++] = undefined;
     if (lane.head > 1024 && lane.head * 2 > lane.queue.length) {
       lane.queue = lane.queue.slice(lane.head);
