@@ -20,6 +20,7 @@ const SAMPLES = [
   "ends with a dollar $",
   "$waybill$ the tag itself, then $waybill$'); DROP TABLE hooks; --",
   "$$ and $waybill and waybill$",
+  "ends as the tag begins: $waybill",
 ];
 
 describe("escapeLiteral", () => {

@@ -27,10 +27,12 @@ const DOLLAR_TAG = "$waybill$";
  * A long string (a JSON argument of kilobytes) as an SQL literal for the simple protocol: dollar
  * quoted, so neither this process nor PostgreSQL's parser handles it a character at a time for
  * escapes (JSON text holding JSON text is full of backslashes, which an escaped literal doubles).
- * A string that holds the tag itself falls back to escapeLiteral.
+ * A string that holds the tag, or ends as the tag begins (its last "$waybill" and the closing
+ * tag's "$" would close the quote early), falls back to escapeLiteral.
  */
 export function textLiteral(value: string): string {
-  return value.includes(DOLLAR_TAG) ? escapeLiteral(value) : `${DOLLAR_TAG}${value}${DOLLAR_TAG}`;
+  const quotable = !value.includes(DOLLAR_TAG) && !value.endsWith(DOLLAR_TAG.slice(0, -1));
+  return quotable ? `${DOLLAR_TAG}${value}${DOLLAR_TAG}` : escapeLiteral(value);
 }
 
 /**
