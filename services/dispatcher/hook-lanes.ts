@@ -80,8 +80,9 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     if (queued(lane) === 0) return undefined;
     const item = lane.queue[lane.head];
     // The slot lets go of what it held: an item taken but left in the array until the next
-    // compaction stayed reachable long after it finished (a heap snapshot under load found about
-    // 3,600 finished deliveries held so, each with its event message and event).
+    // compaction stayed reachable after it finished, with its event message and event (a heap
+    // snapshot under load: 3,628 deliveries held by lane queues and 907 events in hand, more than
+    // the 512 the consumer takes at once; with this change, at another moment, 391 and 105).
     lane.queue[lane.head++] = undefined;
     if (lane.head > 1024 && lane.head * 2 > lane.queue.length) {
       lane.queue = lane.queue.slice(lane.head);
