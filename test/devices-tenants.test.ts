@@ -4,7 +4,7 @@
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Device as ListedDevice, Shipment } from "@waybill/sdk";
-import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { metric } from "./support/metrics.js";
@@ -18,7 +18,7 @@ const clients: MqttClient[] = [];
 beforeAll(async () => {
   stack = await startStack();
   callA = client(stack);
-  tenantB = await secondTenant(stack);
+  tenantB = await otherTenant(stack);
 });
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { derivedId } from "@waybill/platform/ids.js";
 import type { Device } from "@waybill/sdk";
-import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, secondTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, eventsUntil, otherTenant, setOrderStatus, stockOf, type Call } from "./orders-fixtures.js";
 import { readStoredReadings, readStream } from "./support/bus.js";
 import { eventually, request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -447,7 +447,7 @@ describe("POST /v1/devices/{deviceId}/readings", () => {
 describe("tenant isolation", () => {
   it("a tenant sees only its own devices, and its devices cannot touch another tenant's stock", async () => {
     const productId = await createStockedProduct(call, 4);
-    const other = await secondTenant(stack);
+    const other = await otherTenant(stack);
     const otherSensor = await issueToken(stack.env.databaseUrl, "sensor", { tenantId: other.tenantId });
     const device = await connectDevice("iso-1", otherSensor.token);
     const notFound = /waybill_device_messages_dropped_total\{.*channel="inventory".*reason="product_not_found"/;

@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsQuery } from "../services/dispatcher/event-log.js";
 import { newId } from "@waybill/platform/ids.js";
-import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually, expectProblem } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, LOOPBACK_RECEIVERS, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
@@ -26,7 +26,7 @@ let failing: TestReceiver;
 beforeAll(async () => {
   stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: "50ms,50ms" } });
   call = client(stack);
-  other = client(stack, (await secondTenant(stack)).token);
+  other = client(stack, (await otherTenant(stack)).token);
   ok = await startReceiver();
   failing = await startReceiver(() => ({ status: 500, body: "down" }));
   await createHook(call, { url: ok.url, on: "order.created" });

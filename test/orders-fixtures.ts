@@ -74,8 +74,8 @@ export async function eventsUntil(stack: Stack, select: (event: any) => boolean,
   }, 15_000);
 }
 
-/** A second tenant with an api token, for isolation tests. */
-export async function secondTenant(stack: Stack): Promise<{ tenantId: string; token: string }> {
+/** Another tenant with an api token: for isolation tests, and tests side by side on one stack. */
+export async function otherTenant(stack: Stack): Promise<{ tenantId: string; token: string }> {
   const tenantId = newId("ten");
   const db = new pg.Client({ connectionString: stack.env.databaseUrl });
   await db.connect();

@@ -2,7 +2,7 @@
 // never listed, and never referenced.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Order, Problem, Shipment } from "@waybill/sdk";
-import { client, createCustomer, createOrder, createStockedProduct, secondTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { startStack, type Stack } from "./support/stack.js";
 
 let stack: Stack;
@@ -14,7 +14,7 @@ let shipment: Shipment;
 beforeAll(async () => {
   stack = await startStack();
   mine = client(stack);
-  theirs = client(stack, (await secondTenant(stack)).token);
+  theirs = client(stack, (await otherTenant(stack)).token);
   customerId = await createCustomer(mine);
   const productId = await createStockedProduct(mine, 5);
   order = await createOrder(mine, customerId, [{ productId, quantity: 1 }]);

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hook, ProblemFieldError } from "@waybill/sdk";
-import { client, secondTenant, type Call } from "./orders-fixtures.js";
+import { client, otherTenant, type Call } from "./orders-fixtures.js";
 import { request } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { issueToken } from "./support/tokens.js";
@@ -278,7 +278,7 @@ describe("access", () => {
   it("answers 404 for another tenant's hook and its executions", async () => {
     const hook = await createHook(call, { url: receiver.url, on: "order.created" });
     const tested = (await call(`/hooks/${hook.id}/test`, { method: "POST" })).body;
-    const other = client(stack, (await secondTenant(stack)).token);
+    const other = client(stack, (await otherTenant(stack)).token);
     for (const [method, path, json] of [
       ["GET", `/hooks/${hook.id}`],
       ["PUT", `/hooks/${hook.id}`, { name: "mine now" }],

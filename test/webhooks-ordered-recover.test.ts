@@ -1,8 +1,8 @@
 // Recover and manual retry on a `perEntity` hook keep each entity's order: after an outage, the
 // events a receiver missed join their entity's queue in the order they occurred, and nothing that
 // already reached it with success is sent again (issue 36, item 1).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { client, createCustomer, createOrder, createStockedProduct, setOrderStatus, type Call } from "./orders-fixtures.js";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
 import { createHook, executionsOf, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
@@ -18,51 +18,69 @@ interface Seen {
   answer: number;
 }
 
-describe("a perEntity hook after an outage", () => {
-  let stack: Stack;
-  let call: Call;
-  /** One receiver per test (each test's hook gets the other test's order events too). */
-  let receiver: TestReceiver;
+/** A receiver of one test's own, what it saw, and when it answers 503. */
+interface Watch {
+  receiver: TestReceiver;
+  seen: Seen[];
+  /** The receiver answers 503 until then (ms since the epoch; 0: healthy). */
+  down(untilMs: number): void;
+  downUntil(): number;
+  sequenceOf(orderId: string): string[];
+  succeededOf(orderId: string): string[];
+}
+
+async function startWatch(): Promise<Watch> {
+  const seen: Seen[] = [];
   let downUntil = 0;
-  let seen: Seen[] = [];
-  const receivers: TestReceiver[] = [];
+  const receiver = await startReceiver((_i, request) => {
+    const answer = Date.now() < downUntil ? 503 : 200;
+    seen.push({ orderId: request.json.orderId, eventId: request.json.id, status: request.json.currentOrderStatus, answer });
+    return { status: answer, body: answer === 200 ? "ok" : "down" };
+  });
+  return {
+    receiver,
+    seen,
+    down: (untilMs) => void (downUntil = untilMs),
+    downUntil: () => downUntil,
+    sequenceOf: (orderId) => seen.filter((s) => s.orderId === orderId).map((s) => `${s.status}:${s.answer}`),
+    succeededOf: (orderId) => seen.filter((s) => s.orderId === orderId && s.answer === 200).map((s) => s.status),
+  };
+}
+
+// The three tests run side by side on one stack (each mostly waits out RETRY_AFTER_MS), each in a
+// tenant of its own with its own hook and receiver, so that no test's outage reaches another's hook.
+describe.concurrent("a perEntity hook after an outage", () => {
+  let stack: Stack;
+  const watches: Watch[] = [];
+  /** A new tenant's client, and a receiver for its hook. */
+  const watch = async (): Promise<Watch & { call: Call }> => {
+    const [started, tenant] = await Promise.all([startWatch(), otherTenant(stack)]);
+    watches.push(started);
+    return { ...started, call: client(stack, tenant.token) };
+  };
 
   beforeAll(async () => {
     stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_RETRY_SCHEDULE: `${RETRY_AFTER_MS}ms` } });
-    call = client(stack);
-  });
-  beforeEach(async () => {
-    const mine: Seen[] = [];
-    seen = mine;
-    downUntil = 0;
-    receiver = await startReceiver((_i, request) => {
-      const answer = Date.now() < downUntil ? 503 : 200;
-      mine.push({ orderId: request.json.orderId, eventId: request.json.id, status: request.json.currentOrderStatus, answer });
-      return { status: answer, body: answer === 200 ? "ok" : "down" };
-    });
-    receivers.push(receiver);
   });
   afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
+    await Promise.all(watches.map((w) => w.receiver.close()));
     await stack?.stop();
   });
 
-  const sequenceOf = (orderId: string) => seen.filter((s) => s.orderId === orderId).map((s) => `${s.status}:${s.answer}`);
-  const succeededOf = (orderId: string) => seen.filter((s) => s.orderId === orderId && s.answer === 200).map((s) => s.status);
-
-  it("recover sends what each order missed in the order it occurred, and nothing that succeeded again", async () => {
+  it("recover sends what each order missed in the order it occurred, and nothing that succeeded again", async ({ expect }) => {
+    const { call, receiver, seen, down, downUntil, sequenceOf, succeededOf } = await watch();
     const hook = await createHook(call, { url: receiver.url, on: "order.status.changed", ordering: "perEntity" } as never);
     const customerId = await createCustomer(call);
     const productId = await createStockedProduct(call, 100);
     const since = new Date(Date.now() - 1_000).toISOString();
 
     // 2.5 s of 503 while five orders go ready → inProgress → completed.
-    downUntil = Date.now() + 2_500;
+    down(Date.now() + 2_500);
     const orders: string[] = [];
     for (let i = 0; i < 5; i++) orders.push((await createOrder(call, customerId, [{ productId, quantity: 1 }])).id);
     for (const status of STATUSES) for (const orderId of orders) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
     await eventually(async () => (seen.filter((s) => s.answer === 503).length >= 1 ? true : undefined), 15_000);
-    await sleep(Math.max(0, downUntil - Date.now()));
+    await sleep(Math.max(0, downUntil() - Date.now()));
 
     // Healthy now: a sixth order's events all arrive before the recovery (after the circuit
     // breaker the outage opened lets a trial through), and must not be sent again by it.
@@ -95,7 +113,8 @@ describe("a perEntity hook after an outage", () => {
     expect(executions.some((e) => e.trigger === "recover" && e.outcome === "succeeded")).toBe(true);
   }, 90_000);
 
-  it("a manual retry joins its entity's queue: a head waiting for its retry goes now, and what waits behind it follows", async () => {
+  it("a manual retry joins its entity's queue: a head waiting for its retry goes now, and what waits behind it follows", async ({ expect }) => {
+    const { call, receiver, down, sequenceOf, succeededOf } = await watch();
     const hook = await createHook(call, { url: receiver.url, on: "order.status.changed", ordering: "perEntity" } as never);
     const customerId = await createCustomer(call);
     const productId = await createStockedProduct(call, 10);
@@ -106,11 +125,11 @@ describe("a perEntity hook after an outage", () => {
     const readyExecution = await eventually(async () => (await executionsOf(call, hook.id)).find((e) => e.outcome === "succeeded"), 15_000);
 
     // inProgress fails and waits for its retry; completed waits behind it.
-    downUntil = Date.now() + 60_000;
+    down(Date.now() + 60_000);
     expect((await setOrderStatus(call, orderId, "inProgress")).status).toBe(200);
     await eventually(async () => (sequenceOf(orderId).includes("inProgress:503") ? true : undefined), 15_000);
     expect((await setOrderStatus(call, orderId, "completed")).status).toBe(200);
-    downUntil = 0;
+    down(0);
     // Retrying inProgress by hand sends it now (not at its retry), and completed follows it.
     const inProgressExecution = await eventually(async () => (await executionsOf(call, hook.id)).find((e) => e.outcome === "failed"), 15_000);
     expect((await call(`/hooks/${hook.id}/executions/${inProgressExecution.id}/retry`, { json: {} })).status).toBe(202);
@@ -124,16 +143,18 @@ describe("a perEntity hook after an outage", () => {
     await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
     expect(succeededOf(orderId)).toEqual([...STATUSES, "ready"]);
   }, 90_000);
-  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async () => {
+
+  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async ({ expect }) => {
+    const { call, receiver, down, sequenceOf, succeededOf } = await watch();
     const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
     expect(hook.ordering).toBe("none");
     const customerId = await createCustomer(call);
     const productId = await createStockedProduct(call, 10);
     const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
-    downUntil = Date.now() + 60_000;
+    down(Date.now() + 60_000);
     expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
     await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
-    downUntil = 0;
+    down(0);
 
     // ready waits for its retry (RETRY_AFTER_MS away); unordered, inProgress would overtake it.
     const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
