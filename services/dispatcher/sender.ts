@@ -49,7 +49,6 @@ export function createSender(options: SenderOptions): Sender {
     connections: CONNECTIONS_PER_ORIGIN,
     connect: { lookup: guardedLookup(allowPrivateNetworks), timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) },
   });
-  const onAbortOf = createAbortFanOut();
   const parsed = new LRUCache<string, Target>({ max: PARSED_URLS_MAX });
   /** The url's origin and path, and whether it names a blocked address literal (no lookup checks that). */
   const targetOf = (url: string): Target => {
@@ -62,101 +61,38 @@ export function createSender(options: SenderOptions): Sender {
     return target;
   };
 
+  const stopsOf = new WeakMap<AbortSignal, Set<Attempt>>();
+  /** Stops the attempt when its caller's signal aborts: one listener per signal, not per request. */
+  const watch = (signal: AbortSignal, attempt: Attempt): Set<Attempt> => {
+    let attempts = stopsOf.get(signal);
+    if (attempts === undefined) {
+      const created = new Set<Attempt>();
+      attempts = created;
+      stopsOf.set(signal, created);
+      signal.addEventListener("abort", () => [...created].forEach((each) => each.stop("shutdown")), { once: true });
+    }
+    attempts.add(attempt);
+    return attempts;
+  };
+
   // undici's dispatch API with a handler of our own rather than request(): no AbortController and
   // listener per request, no body stream and async iteration over it. This runs once per delivery,
-  // the dispatcher's hottest call, so whatever it allocates is paid on every webhook.
+  // the dispatcher's hottest call, so whatever it allocates is paid on every webhook: one Attempt
+  // (its handler methods on the prototype, not closures made per request).
   function send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult> {
-    const requestedAt = new Date();
-    const started = performance.now();
-    const finish = (fields: Partial<SendResult>): SendResult => ({
-      requestedAt,
-      durationMs: Math.round(performance.now() - started),
-      ok: false,
-      statusCode: null,
-      responseBody: null,
-      responseHeaders: {},
-      error: null,
-      receiverFault: false,
-      aborted: false,
-      ...fields,
-    });
     const target = targetOf(url);
-    // An address literal is connected to without any lookup, so it is checked here.
-    if (target.blocked) return Promise.resolve(finish({ error: BLOCKED_ADDRESS_ERROR }));
-    if (signal?.aborted) return Promise.resolve(finish({ aborted: true, error: "aborted by shutdown" }));
-
     return new Promise<SendResult>((resolve) => {
-      let statusCode = 0;
-      let responseHeaders: Record<string, string> = {};
-      const kept: Buffer[] = [];
-      let keptBytes = 0;
-      let seenBytes = 0;
-      let controller: Dispatcher.DispatchController | undefined;
-      let done = false;
-      const settle = (result: SendResult) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        forget();
-        resolve(result);
-      };
-      // Once the status has arrived it decides the attempt: a body that keeps coming (endless, or
-      // a trickle) is cut at the drain limit or the timeout, and what arrived is kept.
-      const answered = () =>
-        finish({
-          ok: statusCode >= 200 && statusCode < 300,
-          statusCode,
-          responseBody: kept.length === 0 ? "" : sanitize(UTF8.decode(kept.length === 1 ? kept[0] : Buffer.concat(kept))),
-          responseHeaders,
-          retryAfter: statusCode === 429 || statusCode === 503 ? responseHeaders["retry-after"] : undefined,
-          receiverFault: statusCode >= 500 || statusCode === 429,
-        });
-      /** Ends the attempt early (its timeout, or the caller's shutdown), and its request with it. */
-      const stop = (why: "timeout" | "shutdown") => {
-        if (statusCode !== 0) settle(answered());
-        else if (why === "timeout") settle(finish({ error: `timeout after ${timeoutMs} ms`, receiverFault: true }));
-        else settle(finish({ aborted: true, error: "aborted by shutdown" }));
-        controller?.abort(new Error(`delivery stopped: ${why}`));
-      };
-      const timer = setTimeout(() => stop("timeout"), timeoutMs);
-      const forget = onAbortOf(signal, () => stop("shutdown"));
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          controller = c;
-          if (done) c.abort(new Error("delivery stopped")); // stopped while it waited for a connection
-        },
-        onResponseStart(_c, code, responded) {
-          if (code < 200) return; // informational: the answer follows
-          statusCode = code;
-          responseHeaders = flattenHeaders(responded);
-        },
-        onResponseData(c, chunk) {
-          seenBytes += chunk.length;
-          if (keptBytes < RESPONSE_BODY_LIMIT_BYTES) {
-            const part = chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - keptBytes);
-            kept.push(part);
-            keptBytes += part.length;
-          }
-          // Read (and dropped) up to a limit, so that the connection can be reused; beyond it, cut.
-          if (seenBytes >= RESPONSE_DRAIN_LIMIT_BYTES) {
-            settle(answered());
-            c.abort(new Error("answer too long"));
-          }
-        },
-        onResponseEnd() {
-          settle(answered());
-        },
-        onResponseError(_c, error) {
-          if (statusCode !== 0) return settle(answered());
-          const described = describeError(error);
-          settle(finish({ error: described, receiverFault: described !== BLOCKED_ADDRESS_ERROR }));
-        },
-      };
+      const attempt = new Attempt(resolve, timeoutMs);
+      // An address literal is connected to without any lookup, so it is checked here.
+      if (target.blocked) return attempt.settle(attempt.result({ error: BLOCKED_ADDRESS_ERROR }));
+      if (signal?.aborted) return attempt.settle(attempt.result({ aborted: true, error: "aborted by shutdown" }));
+      if (signal) attempt.watchedBy = watch(signal, attempt);
+      attempt.timer = setTimeout(stopOnTimeout, timeoutMs, attempt);
       try {
         const requestHeaders = { ...headers, "User-Agent": USER_AGENT };
-        agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, handler);
+        agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, attempt);
       } catch (error) {
-        settle(finish({ error: describeError(error) }));
+        attempt.settle(attempt.result({ error: describeError(error) }));
       }
     });
   }
@@ -170,31 +106,112 @@ interface Target {
   blocked: boolean;
 }
 
-/**
- * Calls each send's stop when its caller's signal aborts, with one listener per signal rather than
- * one per request on a signal that lives as long as the service. Returns the unsubscribe.
- */
-function createAbortFanOut(): (signal: AbortSignal | undefined, stop: () => void) => () => void {
-  const stopsOf = new WeakMap<AbortSignal, Set<() => void>>();
-  return (signal, stop) => {
-    if (!signal) return () => {};
-    let stops = stopsOf.get(signal);
-    if (!stops) {
-      const created = new Set<() => void>();
-      stops = created;
-      stopsOf.set(signal, created);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const each of [...created]) each();
-        },
-        { once: true },
-      );
+const stopOnTimeout = (attempt: Attempt) => attempt.stop("timeout");
+
+/** One request in flight: undici's handler, its answer as it arrives, and its settling (once). */
+class Attempt implements Dispatcher.DispatchHandler {
+  readonly requestedAt = new Date();
+  readonly #started = performance.now();
+  readonly #resolve: (result: SendResult) => void;
+  readonly #timeoutMs: number;
+  timer: NodeJS.Timeout | undefined;
+  /** The attempts its caller's signal would stop, this one among them (until it settles). */
+  watchedBy: Set<Attempt> | undefined;
+  #statusCode = 0;
+  #responseHeaders: Record<string, string> = {};
+  #kept: Buffer[] = [];
+  #keptBytes = 0;
+  #seenBytes = 0;
+  #controller: Dispatcher.DispatchController | undefined;
+  #done = false;
+
+  constructor(resolve: (result: SendResult) => void, timeoutMs: number) {
+    this.#resolve = resolve;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  result(fields: Partial<SendResult>): SendResult {
+    return {
+      requestedAt: this.requestedAt,
+      durationMs: Math.round(performance.now() - this.#started),
+      ok: false,
+      statusCode: null,
+      responseBody: null,
+      responseHeaders: {},
+      error: null,
+      receiverFault: false,
+      aborted: false,
+      ...fields,
+    };
+  }
+
+  settle(result: SendResult): void {
+    if (this.#done) return;
+    this.#done = true;
+    clearTimeout(this.timer);
+    this.watchedBy?.delete(this);
+    this.#resolve(result);
+  }
+
+  /**
+   * Once the status has arrived it decides the attempt: a body that keeps coming (endless, or a
+   * trickle) is cut at the drain limit or the timeout, and what arrived is kept.
+   */
+  #answered(): SendResult {
+    const statusCode = this.#statusCode;
+    const kept = this.#kept;
+    return this.result({
+      ok: statusCode >= 200 && statusCode < 300,
+      statusCode,
+      responseBody: kept.length === 0 ? "" : sanitize(UTF8.decode(kept.length === 1 ? kept[0] : Buffer.concat(kept))),
+      responseHeaders: this.#responseHeaders,
+      retryAfter: statusCode === 429 || statusCode === 503 ? this.#responseHeaders["retry-after"] : undefined,
+      receiverFault: statusCode >= 500 || statusCode === 429,
+    });
+  }
+
+  /** Ends the attempt early (its timeout, or the caller's shutdown), and its request with it. */
+  stop(why: "timeout" | "shutdown"): void {
+    if (this.#statusCode !== 0) this.settle(this.#answered());
+    else if (why === "timeout") this.settle(this.result({ error: `timeout after ${this.#timeoutMs} ms`, receiverFault: true }));
+    else this.settle(this.result({ aborted: true, error: "aborted by shutdown" }));
+    this.#controller?.abort(new Error(`delivery stopped: ${why}`));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#done) controller.abort(new Error("delivery stopped")); // stopped while it waited for a connection
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, code: number, responded: Record<string, string | string[] | undefined>): void {
+    if (code < 200) return; // informational: the answer follows
+    this.#statusCode = code;
+    this.#responseHeaders = flattenHeaders(responded);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#seenBytes += chunk.length;
+    if (this.#keptBytes < RESPONSE_BODY_LIMIT_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - this.#keptBytes);
+      this.#kept.push(part);
+      this.#keptBytes += part.length;
     }
-    const mine = stops;
-    mine.add(stop);
-    return () => void mine.delete(stop);
-  };
+    // Read (and dropped) up to a limit, so that the connection can be reused; beyond it, cut.
+    if (this.#seenBytes >= RESPONSE_DRAIN_LIMIT_BYTES) {
+      this.settle(this.#answered());
+      controller.abort(new Error("answer too long"));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.settle(this.#answered());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#statusCode !== 0) return this.settle(this.#answered());
+    const described = describeError(error);
+    this.settle(this.result({ error: described, receiverFault: described !== BLOCKED_ADDRESS_ERROR }));
+  }
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
