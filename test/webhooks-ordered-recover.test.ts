@@ -40,7 +40,9 @@ async function startWatch(): Promise<Watch> {
   return {
     receiver,
     seen,
-    down: (untilMs) => void (downUntil = untilMs),
+    down: (untilMs) => {
+      downUntil = untilMs;
+    },
     downUntil: () => downUntil,
     sequenceOf: (orderId) => seen.filter((s) => s.orderId === orderId).map((s) => `${s.status}:${s.answer}`),
     succeededOf: (orderId) => seen.filter((s) => s.orderId === orderId && s.answer === 200).map((s) => s.status),

@@ -69,7 +69,13 @@ export function createSender(options: SenderOptions): Sender {
       const created = new Set<Attempt>();
       attempts = created;
       stopsOf.set(signal, created);
-      signal.addEventListener("abort", () => [...created].forEach((each) => each.stop("shutdown")), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const each of [...created]) each.stop("shutdown");
+        },
+        { once: true },
+      );
     }
     attempts.add(attempt);
     return attempts;
@@ -208,7 +214,10 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    if (this.#statusCode !== 0) return this.settle(this.#answered());
+    if (this.#statusCode !== 0) {
+      this.settle(this.#answered());
+      return;
+    }
     const described = describeError(error);
     this.settle(this.result({ error: described, receiverFault: described !== BLOCKED_ADDRESS_ERROR }));
   }
