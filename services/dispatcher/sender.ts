@@ -61,25 +61,7 @@ export function createSender(options: SenderOptions): Sender {
     return target;
   };
 
-  const stopsOf = new WeakMap<AbortSignal, Set<Attempt>>();
-  /** Stops the attempt when its caller's signal aborts: one listener per signal, not per request. */
-  const watch = (signal: AbortSignal, attempt: Attempt): Set<Attempt> => {
-    let attempts = stopsOf.get(signal);
-    if (attempts === undefined) {
-      const created = new Set<Attempt>();
-      attempts = created;
-      stopsOf.set(signal, created);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const each of [...created]) each.stop("shutdown");
-        },
-        { once: true },
-      );
-    }
-    attempts.add(attempt);
-    return attempts;
-  };
+  const attemptsStoppedBy = createAbortFanOut();
 
   // undici's dispatch API with a handler of our own rather than request(): no AbortController and
   // listener per request, no body stream and async iteration over it. This runs once per delivery,
@@ -92,8 +74,7 @@ export function createSender(options: SenderOptions): Sender {
       // An address literal is connected to without any lookup, so it is checked here.
       if (target.blocked) return attempt.settle(attempt.result({ error: BLOCKED_ADDRESS_ERROR }));
       if (signal?.aborted) return attempt.settle(attempt.result({ aborted: true, error: "aborted by shutdown" }));
-      if (signal) attempt.watchedBy = watch(signal, attempt);
-      attempt.timer = setTimeout(stopOnTimeout, timeoutMs, attempt);
+      attempt.arm(signal && attemptsStoppedBy(signal));
       try {
         const requestHeaders = { ...headers, "User-Agent": USER_AGENT };
         agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, attempt);
@@ -112,6 +93,30 @@ interface Target {
   blocked: boolean;
 }
 
+/**
+ * The attempts each caller's signal stops when it aborts: one listener per signal rather than one
+ * per request on a signal that lives as long as the service.
+ */
+function createAbortFanOut(): (signal: AbortSignal) => Set<Attempt> {
+  const attemptsOf = new WeakMap<AbortSignal, Set<Attempt>>();
+  return (signal) => {
+    let attempts = attemptsOf.get(signal);
+    if (attempts === undefined) {
+      const created = new Set<Attempt>();
+      attempts = created;
+      attemptsOf.set(signal, created);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const each of [...created]) each.stop("shutdown");
+        },
+        { once: true },
+      );
+    }
+    return attempts;
+  };
+}
+
 const stopOnTimeout = (attempt: Attempt) => attempt.stop("timeout");
 
 /** One request in flight: undici's handler, its answer as it arrives, and its settling (once). */
@@ -120,9 +125,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   readonly #started = performance.now();
   readonly #resolve: (result: SendResult) => void;
   readonly #timeoutMs: number;
-  timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
   /** The attempts its caller's signal would stop, this one among them (until it settles). */
-  watchedBy: Set<Attempt> | undefined;
+  #stoppedWith: Set<Attempt> | undefined;
   #statusCode = 0;
   #responseHeaders: Record<string, string> = {};
   #kept: Buffer[] = [];
@@ -134,6 +139,13 @@ class Attempt implements Dispatcher.DispatchHandler {
   constructor(resolve: (result: SendResult) => void, timeoutMs: number) {
     this.#resolve = resolve;
     this.#timeoutMs = timeoutMs;
+  }
+
+  /** Starts its timeout, and joins the attempts its caller's signal stops (if it has one). */
+  arm(stoppedWith: Set<Attempt> | undefined): void {
+    this.#stoppedWith = stoppedWith;
+    stoppedWith?.add(this);
+    this.#timer = setTimeout(stopOnTimeout, this.#timeoutMs, this);
   }
 
   result(fields: Partial<SendResult>): SendResult {
@@ -154,8 +166,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   settle(result: SendResult): void {
     if (this.#done) return;
     this.#done = true;
-    clearTimeout(this.timer);
-    this.watchedBy?.delete(this);
+    clearTimeout(this.#timer);
+    this.#stoppedWith?.delete(this);
     this.#resolve(result);
   }
 
