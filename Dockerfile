@@ -54,5 +54,5 @@ EXPOSE 8080 1883 8883 50051-50055 9100-9105
 
 # Node is PID 1's only process, so SIGTERM reaches the service, which drains. Its flags are the
 # services' own (packages/platform/node-flags.ts).
-ENTRYPOINT ["node", "--initial-old-space-size=128"]
+ENTRYPOINT ["node", "--initial-old-space-size=128", "--no-allocation-site-pretenuring"]
 CMD ["services/edge/dist/main.js"]

@@ -21,7 +21,8 @@ describe("the services' Node flags", () => {
 
   it("are flags this Node starts with (V8's own: NODE_OPTIONS refuses them, hence the command lines)", () => {
     const v8Options = execFileSync(process.execPath, ["--v8-options"], { encoding: "utf8" });
-    for (const flag of NODE_FLAGS) expect(v8Options).toContain(`  ${flag.split("=")[0]} (`);
+    // V8 lists a boolean flag by its positive name: --no-x turns --x off.
+    for (const flag of NODE_FLAGS) expect(v8Options).toContain(`  ${flag.split("=")[0].replace(/^--no-/, "--")} (`);
     expect(execFileSync(process.execPath, [...NODE_FLAGS, "-e", "console.log('started')"], { encoding: "utf8" })).toBe("started\n");
   });
 });

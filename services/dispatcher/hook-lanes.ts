@@ -85,7 +85,11 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     // the 512 the consumer takes at once; with this change, at another moment, 391 and 105).
     lane.queue[lane.head++] = undefined;
     if (lane.head > 1024 && lane.head * 2 > lane.queue.length) {
-      lane.queue = lane.queue.slice(lane.head);
+      // The old array is emptied too: left as it was, it would hold the items still waiting when it
+      // was replaced for as long as it stays in the heap, long after they are done.
+      const old = lane.queue;
+      lane.queue = old.slice(lane.head);
+      old.length = 0;
       lane.head = 0;
     }
     return item;
