@@ -29,8 +29,13 @@ export interface RecordedEvent {
 
 /**
  * Records the events (one jsonb parameter, a row per event) and answers, per event, whether it was
- * new in the log and its hooks, with what a new event's deliveries are signed with (url, sealed
- * secret), read in this statement's snapshot.
+ * new in the log and which of its kind's hooks became active only after it occurred; and, in one
+ * last row (id null), every active hook subscribed to the batch's kinds, with what a new event's
+ * deliveries are signed with (url, sealed secret), read in this statement's snapshot.
+ *
+ * The hooks are read once per batch, not once per event: the events of a batch are mostly of a
+ * few kinds, and reading and aggregating each event's hooks as JSON cost PostgreSQL about a quarter
+ * of taking an event in (59 µs of CPU per event in batches of 20 against 45, with 4 hooks).
  */
 const RECORD_EVENTS_SQL = `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
@@ -39,20 +44,35 @@ const RECORD_EVENTS_SQL = `WITH input AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, stream_seq, event)
        SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, raw::jsonb FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
+     ), subscribed AS MATERIALIZED (
+       SELECT h.id, h.tenant_id, h.on_kind, h.ordering, h.url, h.secret_sealed, h.active_since FROM hooks h
+        WHERE h.status = 'active' AND (h.tenant_id, h.on_kind) IN (SELECT tenant_id, kind FROM input)
      )
-     SELECT i.id, l.id IS NOT NULL AS fresh, COALESCE(s.hooks, '[]') AS hooks
+     SELECT i.id, l.id IS NOT NULL AS fresh,
+            ARRAY(SELECT s.id FROM subscribed s
+                   WHERE s.tenant_id = i.tenant_id AND s.on_kind = i.kind AND s.active_since > i.time::timestamptz) AS inactive,
+            NULL::json AS hooks
        FROM input i LEFT JOIN logged l ON l.id = i.id
-       LEFT JOIN LATERAL (
-         SELECT json_agg(json_build_array(h.id, h.ordering = 'perEntity', h.url, h.secret_sealed) ORDER BY h.id) AS hooks
-           FROM hooks h
-          WHERE h.tenant_id = i.tenant_id AND h.on_kind = i.kind AND h.status = 'active' AND h.active_since <= i.time::timestamptz
-       ) s ON true`;
+     UNION ALL
+     SELECT NULL, NULL, NULL,
+            COALESCE(json_agg(json_build_array(s.tenant_id, s.on_kind, s.id, s.ordering = 'perEntity', s.url, s.secret_sealed) ORDER BY s.id), '[]')
+       FROM subscribed s`;
 
-interface RecordedRow {
+/** One row per event, and a last one (id null) with the hooks subscribed to the batch's kinds. */
+type RecordedRow =
+  | { id: string; fresh: boolean; /** Its kind's hooks active only since after it occurred. */ inactive: string[]; hooks: null }
+  | {
+      id: null;
+      /** [tenant, kind, id, perEntity ordering, url, sealed secret] of each hook, by id (JSON: parsed natively, unlike a text array). */
+      hooks: [string, string, string, boolean, string, string][];
+    };
+
+/** A hook an event of its tenant and kind goes to, as the intake read it. */
+interface Subscriber {
   id: string;
-  fresh: boolean;
-  /** [id, perEntity ordering, url, sealed secret] of each hook, by id (JSON: parsed natively, unlike a text array). */
-  hooks: [string, boolean, string, string][];
+  perEntity: boolean;
+  url: string;
+  secretSealed: string;
 }
 
 /** A new event's delivery to sign now, with its hook's url and sealed secret as the intake read them. */
@@ -105,7 +125,7 @@ export async function recordEvents(pool: Pool, events: IncomingEvent[], signer: 
   }));
   const mark = signer.mark();
   const locks = mark === undefined ? lockHooks([]) : lockSubscribedHooks(events.map(({ tenantId, event }) => ({ tenantId, kind: event.kind })));
-  const read = { name: "dispatcher_record_events", text: RECORD_EVENTS_SQL, argument: JSON.stringify(input) };
+  const read = { name: "dispatcher_take_events", text: RECORD_EVENTS_SQL, argument: JSON.stringify(input) };
   const { value, committed } = await signUnderLocks(pool, locks, read, (rows, lockRows) => {
     const locked = new Set((lockRows as { id: string }[]).map((row) => row.id));
     const toSign: DeliveryToSign[] = [];
@@ -124,7 +144,18 @@ function deliveriesOf(
   rows: RecordedRow[],
   fresh: (delivery: DeliveryMessage, url: string, secretSealed: string) => void,
 ): RecordedEvent[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const byId = new Map<string, Extract<RecordedRow, { id: string }>>();
+  const subscribers = new Map<string, Subscriber[]>();
+  for (const row of rows) {
+    if (row.id !== null) byId.set(row.id, row);
+    else
+      for (const [tenantId, kind, id, perEntity, url, secretSealed] of row.hooks) {
+        const key = subscriptionKey(tenantId, kind);
+        const list = subscribers.get(key);
+        if (list) list.push({ id, perEntity, url, secretSealed });
+        else subscribers.set(key, [{ id, perEntity, url, secretSealed }]);
+      }
+  }
   // A second copy of an event in the same batch found it already recorded by the first.
   const seen = new Set<string>();
   return events.map(({ tenantId, event, eventJson, streamSeq }) => {
@@ -133,7 +164,11 @@ function deliveriesOf(
     seen.add(event.id);
     if (!first) return { fresh: false, deliveries: [] };
     const entity = entityOf(event) ?? null;
-    const deliveries = row.hooks.map(([hookId, perEntity, url, secretSealed]): DeliveryMessage => {
+    const hooks = subscribers.get(subscriptionKey(tenantId, event.kind)) ?? [];
+    const deliveries: DeliveryMessage[] = [];
+    for (const { id: hookId, perEntity, url, secretSealed } of hooks) {
+      // Not a hook of this event: active only since after it occurred (created or resumed later).
+      if (row.inactive.length > 0 && row.inactive.includes(hookId)) continue;
       // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
       // entity is not held back.
       const ordered = perEntity && entity !== null;
@@ -149,11 +184,13 @@ function deliveriesOf(
         ...(ordered ? { entity, streamSeq } : {}),
       };
       if (row.fresh && !ordered) fresh(delivery, url, secretSealed);
-      return delivery;
-    });
+      deliveries.push(delivery);
+    }
     return { fresh: row.fresh, deliveries };
   });
 }
+
+const subscriptionKey = (tenantId: string, kind: string) => `${tenantId}\n${kind}`;
 
 /** Writes deliveries to the outbox (in the caller's transaction) for the relay to publish. */
 export async function queueDeliveries(db: Queryable, topology: Topology, deliveries: DeliveryMessage[], transactionId: string): Promise<void> {
