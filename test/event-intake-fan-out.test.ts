@@ -54,7 +54,12 @@ const hooksOf = (recorded: { deliveries: { hookId: string }[] }) => recorded.del
 
 describe("event intake", () => {
   it("fans each event out to its tenant's active hooks of its kind that were active before it occurred", async () => {
-    const events = [incoming("ten_a", "order.created"), incoming("ten_a", "order.updated"), incoming("ten_b", "order.created"), incoming("ten_c", "order.created")];
+    const events = [
+      incoming("ten_a", "order.created"),
+      incoming("ten_a", "order.updated"),
+      incoming("ten_b", "order.created"),
+      incoming("ten_c", "order.created"),
+    ];
     const { recorded, signed } = await take(events);
     // hook_c became active after the event occurred; hook_d is paused; hook_e is of another kind.
     expect(recorded.map(hooksOf)).toEqual([["hook_a", "hook_b"], ["hook_e"], ["hook_f"], []]);

@@ -60,7 +60,13 @@ const RECORD_EVENTS_SQL = `WITH input AS (
 
 /** One row per event, and a last one (id null) with the hooks subscribed to the batch's kinds. */
 type RecordedRow =
-  | { id: string; fresh: boolean; /** Its kind's hooks active only since after it occurred. */ inactive: string[]; hooks: null }
+  | {
+      id: string;
+      fresh: boolean;
+      /** Its kind's hooks active only since after it occurred. */
+      inactive: string[];
+      hooks: null;
+    }
   | {
       id: null;
       /** [tenant, kind, id, perEntity ordering, url, sealed secret] of each hook, by id (JSON: parsed natively, unlike a text array). */
