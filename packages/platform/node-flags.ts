@@ -13,11 +13,12 @@
 //
 // --no-allocation-site-pretenuring: V8 otherwise learns, per place in the code that allocates, that
 // its objects often outlive one young-generation collection, and from then on allocates them in the
-// old generation directly. A service's per-request objects live for one request, a little longer
-// under load (a delivery waits its turn in its hook's lane), so they die there, and until the next
-// full collection every dead one keeps alive whatever young object it pointed to, which is promoted
-// too. In the dispatcher under bench:webhooks load that promoted 12–15 % of all it allocated (118–151
-// MB of about 1 GB per 40,000 deliveries), scavenges took 500 ms of pauses and as much again on the
-// helper threads; without pretenuring it promotes 2 % (21 MB), pauses 203 ms, and its CPU per
-// delivery fell from 0.16–0.21 to 0.14 ms (`--trace-gc-nvp` beside `npm run bench:webhooks`).
+// old generation directly, where a service's per-request objects die; until the next full
+// collection each dead one keeps alive whatever young object it pointed to, which is promoted in
+// turn. The dispatcher under bench:webhooks load falls into a state where 12-17 % of what it
+// allocates is promoted (scavenges then cost it 500-740 ms of pauses per 40,000 deliveries, and
+// as much on helper threads); in the others it promotes 2 % and pauses about 200 ms. Without this
+// flag 5 runs of 5 were in that state, with it 1 run of 3 (`--trace-gc-nvp` beside
+// `npm run bench:webhooks`), so it makes the state rarer but does not remove its cause, which
+// docs/benchmarks.md describes.
 export const NODE_FLAGS: readonly string[] = Object.freeze(["--initial-old-space-size=128", "--no-allocation-site-pretenuring"]);
