@@ -19,6 +19,6 @@
 // allocates is promoted (scavenges then cost it 500-740 ms of pauses per 40,000 deliveries, and
 // as much on helper threads); in the others it promotes 2 % and pauses about 200 ms. Without this
 // flag 5 runs of 5 were in that state, with it 1 run of 3 (`--trace-gc-nvp` beside
-// `npm run bench:webhooks`), so it makes the state rarer but does not remove its cause, which
-// docs/benchmarks.md describes.
+// `npm run bench:webhooks`), so it made the state rarer; its cause was found later, in sets whose
+// replaced hash tables kept what passed through them (slot-set.ts).
 export const NODE_FLAGS: readonly string[] = Object.freeze(["--initial-old-space-size=128", "--no-allocation-site-pretenuring"]);

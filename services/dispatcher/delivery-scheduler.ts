@@ -32,6 +32,7 @@ import { createHookLanes, type HookLanes } from "./hook-lanes.js";
 import { deliverySpan, endDeliverySpan } from "./delivery-tracing.js";
 import { heldBackDelay, MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer, type OverflowPacer } from "./overflow-pacer.js";
+import { SlotSet } from "@waybill/platform/slot-set.js";
 
 /** Held deliveries are marked as in progress this often (and at least three times per ack wait). */
 export const HEARTBEAT_INTERVAL_MS = 10_000;
@@ -167,7 +168,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
    * Deliveries begun and not yet settled, whether still in their lane or past it and being
    * recorded: they are heartbeated and awaited at shutdown like what runs in a lane.
    */
-  readonly #finishing = new Map<HeldDelivery, Promise<void>>();
+  readonly #finishing = new SlotSet<{ held: HeldDelivery; whole: Promise<void> }>();
   readonly #lanes: HookLanes<HeldDelivery>;
   readonly #breakers: BreakerRegistry;
   readonly #options: DeliverySchedulerOptions;
@@ -248,7 +249,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     for (const held of this.#lanes.drainQueued()) held.settle.handBack(0);
     const grace = setTimeout(() => this.#shutdown.abort(), SHUTDOWN_GRACE_MS);
     await this.#lanes.idle();
-    await Promise.allSettled([...this.#finishing.values()]);
+    await Promise.allSettled(this.#finishing.values().map((finishing) => finishing.whole));
     clearTimeout(grace);
     clearInterval(this.#heartbeat);
     clearInterval(this.#shedding);
@@ -264,9 +265,10 @@ export class HookLaneScheduler implements DeliveryScheduler {
   #start(held: HeldDelivery): Promise<void> {
     held.settle.started?.();
     return new Promise<void>((freePlace) => {
+      let slot = -1; // taken below, before `settled` can run (a promise callback)
       const settled = () => {
         this.#settled += 1;
-        this.#finishing.delete(held);
+        this.#finishing.delete(slot);
         freePlace();
       };
       // `.then`, not `.finally`: fewer promises per delivery. #attempt handles the attempt's own
@@ -275,7 +277,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
         this.#options.logger.error({ err: (error as Error)?.message, deliveryId: held.delivery.deliveryId }, "delivery settlement failed");
         settled();
       });
-      this.#finishing.set(held, whole);
+      slot = this.#finishing.add({ held, whole });
     });
   }
 
@@ -399,7 +401,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
 
   /** Marks every held delivery as in progress, so that JetStream does not redeliver what it came from while it waits its turn. */
   #heartbeatHeld(): void {
-    const held = new Set([...this.#lanes.held(), ...this.#finishing.keys()]);
+    const held = new Set([...this.#lanes.held(), ...this.#finishing.values().map((finishing) => finishing.held)]);
     for (const { settle } of held) settle.working();
   }
 

@@ -190,16 +190,18 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   // Attempts of a delivery in progress here, by delivery id. A copy of an event that arrives while
   // its delivery is on its way (sent, not recorded yet) would read no execution and be sent again;
   // it waits for that attempt instead and then reads what it recorded.
-  const inProgress = new Map<string, Promise<unknown>>();
+  // A plain object, not a Map: a Map with entries coming and going this fast keeps what passed
+  // through it from being collected (see slot-set.ts); an object's table does not.
+  const inProgress: Record<string, Promise<unknown> | undefined> = Object.create(null);
 
   return {
     presigner,
     attempt(delivery, signal, sent) {
-      const earlier = inProgress.get(delivery.deliveryId);
+      const earlier = inProgress[delivery.deliveryId];
       const run = earlier ? earlier.then(nothing, nothing).then(() => attemptNow(delivery, signal, sent)) : attemptNow(delivery, signal, sent);
-      inProgress.set(delivery.deliveryId, run);
+      inProgress[delivery.deliveryId] = run;
       const forget = () => {
-        if (inProgress.get(delivery.deliveryId) === run) inProgress.delete(delivery.deliveryId);
+        if (inProgress[delivery.deliveryId] === run) delete inProgress[delivery.deliveryId];
       };
       run.then(forget, forget);
       return run;

@@ -3,6 +3,7 @@
 // does not let a lane queue is handed back to it (to return to JetStream for later) instead of
 // waiting in front of other hooks' deliveries.
 import { LRUCache } from "lru-cache";
+import { SlotSet } from "@waybill/platform/slot-set.js";
 
 export const LANE_EWMA_WEIGHT = 0.2;
 /** Runs a lane must have finished before its average counts (the first ones include warm-up). */
@@ -49,8 +50,8 @@ export interface HookLanes<T> {
 }
 
 interface Lane<T> {
-  /** Running items. */
-  running: Set<T>;
+  /** Running items (slots, not a Set: see slot-set.ts). */
+  running: SlotSet<T>;
   /** Started items' slots (before `head`) are emptied; those from `head` on wait. */
   queue: (T | undefined)[];
   /** Index of the queue's first item (shifting a long array on every start would copy it). */
@@ -97,11 +98,11 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
 
   const start = (hookId: string, lane: Lane<T>, item: T) => {
     const started = now();
-    lane.running.add(item);
+    const slot = lane.running.add(item);
     // One callback for either end (run handles its own failures; a throw must not stall the
     // lane): `.catch().finally()` made four more promises and closures per delivery.
     const finished = () => {
-      lane.running.delete(item);
+      lane.running.delete(slot);
       count -= 1;
       lane.progressAt = now();
       const took = lane.progressAt - started;
@@ -130,7 +131,7 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     submit(hookId, item, maxQueued = queuePerHook) {
       let lane = lanes.get(hookId);
       if (!lane) {
-        lane = { running: new Set(), queue: [], head: 0, progressAt: now() };
+        lane = { running: new SlotSet<T>(), queue: [], head: 0, progressAt: now() };
         lanes.set(hookId, lane);
       }
       if (lane.running.size < perHook) {
@@ -145,7 +146,7 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
       }
       return "full";
     },
-    held: () => [...lanes.values()].flatMap((lane) => [...lane.running.keys(), ...(lane.queue.slice(lane.head) as T[])]),
+    held: () => [...lanes.values()].flatMap((lane) => [...lane.running.values(), ...(lane.queue.slice(lane.head) as T[])]),
     heldCount: () => count,
     backlog: (hookId) => {
       const lane = lanes.get(hookId);

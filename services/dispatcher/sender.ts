@@ -2,6 +2,7 @@
 // which pools per origin), an overall timeout, the SSRF guard on the resolved address, and an
 // answer reduced to what an execution record keeps.
 import { LRUCache } from "lru-cache";
+import { SlotSet } from "@waybill/platform/slot-set.js";
 import { Agent, type Dispatcher } from "undici";
 import { BLOCKED_ADDRESS_ERROR, BlockedAddressError, guardedLookup, isBlockedLiteralHost } from "./ssrf.js";
 
@@ -97,18 +98,18 @@ interface Target {
  * The attempts each caller's signal stops when it aborts: one listener per signal rather than one
  * per request on a signal that lives as long as the service.
  */
-function createAbortFanOut(): (signal: AbortSignal) => Set<Attempt> {
-  const attemptsOf = new WeakMap<AbortSignal, Set<Attempt>>();
+function createAbortFanOut(): (signal: AbortSignal) => SlotSet<Attempt> {
+  const attemptsOf = new WeakMap<AbortSignal, SlotSet<Attempt>>();
   return (signal) => {
     let attempts = attemptsOf.get(signal);
     if (attempts === undefined) {
-      const created = new Set<Attempt>();
+      const created = new SlotSet<Attempt>(); // slots, not a Set: see slot-set.ts
       attempts = created;
       attemptsOf.set(signal, created);
       signal.addEventListener(
         "abort",
         () => {
-          for (const each of [...created]) each.stop("shutdown");
+          for (const each of created.values()) each.stop("shutdown");
         },
         { once: true },
       );
@@ -127,7 +128,8 @@ class Attempt implements Dispatcher.DispatchHandler {
   readonly #timeoutMs: number;
   #timer: NodeJS.Timeout | undefined;
   /** The attempts its caller's signal would stop, this one among them (until it settles). */
-  #stoppedWith: Set<Attempt> | undefined;
+  #stoppedWith: SlotSet<Attempt> | undefined;
+  #stoppedWithSlot = -1;
   #statusCode = 0;
   #responseHeaders: Record<string, string> = {};
   #kept: Buffer[] = [];
@@ -142,9 +144,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   /** Starts its timeout, and joins the attempts its caller's signal stops (if it has one). */
-  arm(stoppedWith: Set<Attempt> | undefined): void {
+  arm(stoppedWith: SlotSet<Attempt> | undefined): void {
     this.#stoppedWith = stoppedWith;
-    stoppedWith?.add(this);
+    if (stoppedWith) this.#stoppedWithSlot = stoppedWith.add(this);
     this.#timer = setTimeout(stopOnTimeout, this.#timeoutMs, this);
   }
 
@@ -167,7 +169,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#timer);
-    this.#stoppedWith?.delete(this);
+    this.#stoppedWith?.delete(this.#stoppedWithSlot);
+    this.#stoppedWith = undefined;
     this.#resolve(result);
   }
 
