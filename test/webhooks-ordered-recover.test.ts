@@ -156,6 +156,10 @@ describe.concurrent("a perEntity hook after an outage", () => {
     down(Date.now() + 60_000);
     expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
     await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+    // Its failure recorded: an attempt the receiver has answered but the dispatcher has not yet
+    // recorded is not a retry waiting yet, and turning ordering on does not move it (under load
+    // the PUT came first in 3 runs of 6, and ready went at its retry, after the others).
+    await eventually(async () => ((await executionsOf(call, hook.id)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
     down(0);
 
     // ready waits for its retry (RETRY_AFTER_MS away); unordered, inProgress would overtake it.
