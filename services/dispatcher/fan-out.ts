@@ -174,7 +174,7 @@ function deliveriesOf(
     const deliveries: DeliveryMessage[] = [];
     for (const { id: hookId, perEntity, url, secretSealed } of hooks) {
       // Not a hook of this event: active only since after it occurred (created or resumed later).
-      if (row.inactive.length > 0 && row.inactive.includes(hookId)) continue;
+      if (row.inactive.includes(hookId)) continue;
       // A per-entity hook's delivery waits its turn (ordered-deliveries.ts); an event about no
       // entity is not held back.
       const ordered = perEntity && entity !== null;
