@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
-import { createHook, executionsOf, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
+import { createGate, createHook, executionsOf, LOOPBACK_RECEIVERS, sleep, startReceiver, type TestReceiver } from "./webhooks-fixtures.js";
 
 const STATUSES = ["ready", "inProgress", "completed"];
 /** The one retry of a failed delivery comes this long after it: well after the recovery. */
@@ -25,6 +25,8 @@ interface Watch {
   /** The receiver answers 503 until then (ms since the epoch; 0: healthy). */
   down(untilMs: number): void;
   downUntil(): number;
+  /** The receiver holds its answers at the gate until it opens (createGate). */
+  hold(gate: Promise<void> | undefined): void;
   sequenceOf(orderId: string): string[];
   succeededOf(orderId: string): string[];
 }
@@ -32,9 +34,11 @@ interface Watch {
 async function startWatch(): Promise<Watch> {
   const seen: Seen[] = [];
   let downUntil = 0;
-  const receiver = await startReceiver((_i, request) => {
+  let held: Promise<void> | undefined;
+  const receiver = await startReceiver(async (_i, request) => {
     const answer = Date.now() < downUntil ? 503 : 200;
     seen.push({ orderId: request.json.orderId, eventId: request.json.id, status: request.json.currentOrderStatus, answer });
+    await held;
     return { status: answer, body: answer === 200 ? "ok" : "down" };
   });
   return {
@@ -44,12 +48,15 @@ async function startWatch(): Promise<Watch> {
       downUntil = untilMs;
     },
     downUntil: () => downUntil,
+    hold: (gate) => {
+      held = gate;
+    },
     sequenceOf: (orderId) => seen.filter((s) => s.orderId === orderId).map((s) => `${s.status}:${s.answer}`),
     succeededOf: (orderId) => seen.filter((s) => s.orderId === orderId && s.answer === 200).map((s) => s.status),
   };
 }
 
-// The three tests run side by side on one stack (each mostly waits out RETRY_AFTER_MS), each in a
+// The tests run side by side on one stack (each mostly waits out RETRY_AFTER_MS), each in a
 // tenant of its own with its own hook and receiver, so that no test's outage reaches another's hook.
 describe.concurrent("a perEntity hook after an outage", () => {
   let stack: Stack;
@@ -156,9 +163,8 @@ describe.concurrent("a perEntity hook after an outage", () => {
     down(Date.now() + 60_000);
     expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
     await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
-    // Its failure recorded: an attempt the receiver has answered but the dispatcher has not yet
-    // recorded is not a retry waiting yet, and turning ordering on does not move it (under load
-    // the PUT came first in 3 runs of 6, and ready went at its retry, after the others).
+    // Its failure recorded: this test is of a retry waiting when ordering is turned on; the next
+    // one is of an attempt still on its way then.
     await eventually(async () => ((await executionsOf(call, hook.id)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
     down(0);
 
@@ -169,6 +175,34 @@ describe.concurrent("a perEntity hook after an outage", () => {
     await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
     expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
     // The retry ready was waiting for finds its place taken and is not sent.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+    expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+  }, 90_000);
+
+  it("turning ordering on while an attempt is on its way puts that attempt's retry in front when it fails", async ({ expect }) => {
+    const { call, receiver, down, hold, sequenceOf, succeededOf } = await watch();
+    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
+    const customerId = await createCustomer(call);
+    const productId = await createStockedProduct(call, 10);
+    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
+    down(Date.now() + 60_000);
+    const gate = createGate();
+    hold(gate.passed);
+    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
+    await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+
+    // ready's attempt is on its way (the receiver has not answered): nothing is recorded yet.
+    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await executionsOf(call, hook.id)).toEqual([]);
+    gate.open();
+    await eventually(async () => ((await executionsOf(call, hook.id)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
+    down(0);
+
+    // Its record saw the hook ordered and put its retry in its entity's queue: sent now, in front.
+    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
+    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
+    expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
     await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
     expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
   }, 90_000);

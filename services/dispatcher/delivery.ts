@@ -4,7 +4,8 @@
 // test deliveries. The read (with the signing) and the record of concurrent attempts are batched;
 // the send is each attempt's own.
 import { LRUCache } from "lru-cache";
-import type { Pool } from "@waybill/platform/db.js";
+import type { Pool, PoolClient } from "@waybill/platform/db.js";
+import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { createBatcher } from "@waybill/platform/batcher.js";
@@ -53,6 +54,12 @@ export interface DelivererDeps {
   logger: Logger;
   /** Without it, nothing is signed at intake: every attempt reads its hook's state. */
   hookChanges?: Pick<HookChanges, "mark">;
+  /**
+   * Called in the transaction that records failed unordered fan-out attempts with a retry due
+   * (`deliveryIds`), after the record: moves those whose hook is now `perEntity` into their
+   * entities' queues (ordered-redelivery.ts). Without it, they wait for their retry unordered.
+   */
+  orderRetries?: (db: PoolClient, deliveryIds: string[]) => Promise<void>;
   now?: () => number;
   random?: () => number;
 }
@@ -84,17 +91,25 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   // for them (the lane place is free once the receiver answered), and each statement's commit is
   // the larger part of its cost in small batches. A test delivery (its caller waits for the
   // answer) and a per-entity queue's delivery (its entity's next one waits) go at once.
-  const record = createBatcher(
-    (attempts: RecordRequest[]) =>
-      recordExecutions(
-        deps.db,
-        attempts.map((a) => a.execution),
-      ),
-    {
-      lingerMs: RECORD_LINGER_MS,
-      urgent: (a) => a.urgent,
-    },
-  );
+  const record = createBatcher(recordAttempts, { lingerMs: RECORD_LINGER_MS, urgent: (a) => a.urgent });
+
+  /**
+   * One statement for the batch; a transaction when it holds a failed unordered attempt with a
+   * retry due: ordering may have been turned on while that attempt was on its way, after the
+   * change had moved the retries recorded by then into their queues (hooks.ts). The record locks
+   * the attempt's hook row, so it sees that change, and its retry joins its entity's queue in the
+   * same commit: an event about that entity taken in afterwards waits behind it.
+   */
+  function recordAttempts(attempts: RecordRequest[]): Promise<(Execution | null)[]> {
+    const executions = attempts.map((a) => a.execution);
+    const retried = deps.orderRetries ? attempts.filter((a) => a.unorderedRetry).map((a) => a.execution.deliveryId) : [];
+    if (retried.length === 0) return recordExecutions(deps.db, executions);
+    return withTransaction(deps.db, async (db) => {
+      const recorded = await recordExecutions(db, executions);
+      await deps.orderRetries!(db, retried);
+      return recorded;
+    });
+  }
   // Opening a sealed secret (AES-256-GCM) for every batch repeats the same work for the same
   // answer on every delivery; the plain secret is in this process's memory to sign with either
   // way. Kept per hook with the sealed value it was opened from: a rotated secret is opened anew
@@ -236,8 +251,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         ? null
         : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
     const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
+    const ordered = typeof delivery.entity === "string";
     const execution = await record({
-      urgent: delivery.trigger === "test" || typeof delivery.entity === "string",
+      urgent: delivery.trigger === "test" || ordered,
+      unorderedRetry: retryInMs !== null && !ordered,
       execution: {
         tenantId: delivery.tenantId,
         hookId: delivery.hookId,
@@ -262,6 +279,8 @@ const nothing = () => {};
 interface RecordRequest {
   execution: NewExecution;
   urgent: boolean;
+  /** A failed attempt of an unordered delivery, with a retry due. */
+  unorderedRetry: boolean;
 }
 
 type Decision = { kind: "skip"; outcome: AttemptOutcome } | { kind: "send"; url: string; attempt: number };

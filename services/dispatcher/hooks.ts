@@ -171,7 +171,8 @@ export interface HookChanges {
  * Applies the fields present; a paused hook gets nothing queued until it is active again. Resuming
  * moves `active_since` to now: deliveries of earlier events still queued are dropped on arrival.
  * Turning per-entity ordering off releases what waits in the hook's entity queues, unordered;
- * turning it on moves the deliveries waiting for a retry into their entities' queues.
+ * turning it on moves the deliveries waiting for a retry into their entities' queues (an attempt
+ * on its way meanwhile is moved when its failure is recorded: delivery.ts).
  */
 export async function updateHook(
   deps: { pool: Pool; topology: Topology; checkUrl?: HookUrlCheck },

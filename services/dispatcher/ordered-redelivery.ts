@@ -2,13 +2,17 @@
 // the place it occurred, instead of being sent at once beside the queue (a receiver that asked for
 // order would otherwise get `completed` before `inProgress` after an outage). Events about no
 // entity, and events logged before their position in EVENTS was kept, are sent at once as before.
-// Turning ordering on moves the deliveries waiting for a retry into their queues likewise.
+// Turning ordering on moves the deliveries waiting for a retry into their queues likewise, and so
+// does the record of a failed attempt that was on its way when ordering was turned on.
 import type { PoolClient } from "@waybill/platform/db.js";
+import { currentTransactionId } from "@waybill/platform/context.js";
+import type { Topology } from "@waybill/platform/nats.js";
 import { derivedId } from "@waybill/platform/ids.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { entityOf } from "@waybill/contracts/events/entity.js";
 import type { DeliveryMessage } from "./delivery-message.js";
 import { isOrdered, joinOrderedQueues } from "./ordered-deliveries.js";
+import { queueDeliveries } from "./fan-out.js";
 
 /** The queue fields of a redelivery of `eventJson` on a per-entity hook (none when it cannot be ordered). */
 export function orderedByEntity(eventJson: string, streamSeq: string | number | null): { entity: string; streamSeq: number } | Record<string, never> {
@@ -42,8 +46,49 @@ export const PENDING_RETRY_MAX = 10_000;
  * Answers the replacements now at the head of their queue, to store in DELIVERIES.
  */
 export async function orderPendingRetries(db: PoolClient, hookId: string, now = Date.now()): Promise<DeliveryMessage[]> {
+  return queuedCopies(
+    db,
+    `SELECT DISTINCT ON (x.delivery_id) x.delivery_id, x.hook_id, x.tenant_id, x.event_id, x.event_kind, x.outcome, x.next_attempt_at
+       FROM executions x
+      WHERE x.hook_id = $1 AND x.id >= $2 AND x.trigger IN ('event', 'retry')
+      ORDER BY x.delivery_id, x.attempt DESC`,
+    [hookId, derivedId("exe", "", now - PENDING_RETRY_LOOKBACK_MS)],
+  );
+}
+
+/**
+ * An attempt that was on its way when ordering was turned on, failed, and has just been recorded
+ * (in the caller's transaction, which holds its hook's row from that record on: recordExecutions)
+ * is moved into its entity's queue the same way, before any later event about its entity is taken
+ * in behind it. `deliveryIds`: failed unordered fan-out attempts with a retry due; those whose hook
+ * is not `perEntity` (now that its row is locked, no change of it can be pending) stay as they are.
+ */
+export async function orderRecordedRetries(db: PoolClient, deliveryIds: string[]): Promise<DeliveryMessage[]> {
+  if (deliveryIds.length === 0) return [];
+  return queuedCopies(
+    db,
+    `SELECT DISTINCT ON (x.delivery_id) x.delivery_id, x.hook_id, x.tenant_id, x.event_id, x.event_kind, x.outcome, x.next_attempt_at
+       FROM executions x JOIN hooks h ON h.id = x.hook_id AND h.tenant_id = x.tenant_id AND h.ordering = 'perEntity'
+      WHERE x.delivery_id = ANY($1::text[]) AND x.trigger IN ('event', 'retry')
+      ORDER BY x.delivery_id, x.attempt DESC`,
+    [deliveryIds],
+  );
+}
+
+/** The deliverer's `orderRetries`: the recorded retries' copies at the head of their queue go to DELIVERIES. */
+export function recordedRetryOrderer(topology: Topology): (db: PoolClient, deliveryIds: string[]) => Promise<void> {
+  return async (db, deliveryIds) => queueDeliveries(db, topology, await orderRecordedRetries(db, deliveryIds), currentTransactionId());
+}
+
+/**
+ * The `:ordered` copies of the deliveries `latest` finds (their last attempts), for those whose
+ * last attempt failed with a retry due and whose event has a place in its entity's queue, unless
+ * the delivery or its copy is queued already; joined to their queues. Answers those at the head.
+ */
+async function queuedCopies(db: PoolClient, latest: string, params: unknown[]): Promise<DeliveryMessage[]> {
   const { rows } = await db.query<{
     delivery_id: string;
+    hook_id: string;
     tenant_id: string;
     event_id: string;
     event_kind: string;
@@ -51,23 +96,18 @@ export async function orderPendingRetries(db: PoolClient, hookId: string, now = 
     event: string;
     stream_seq: string;
   }>(
-    `WITH latest AS (
-       SELECT DISTINCT ON (x.delivery_id) x.delivery_id, x.tenant_id, x.event_id, x.event_kind, x.outcome, x.next_attempt_at
-         FROM executions x
-        WHERE x.hook_id = $1 AND x.id >= $2 AND x.trigger IN ('event', 'retry')
-        ORDER BY x.delivery_id, x.attempt DESC
-     )
-     SELECT l.delivery_id, l.tenant_id, l.event_id, l.event_kind, to_json(e.time) #>> '{}' AS time, e.event::text AS event, e.stream_seq
+    `WITH latest AS (${latest})
+     SELECT l.delivery_id, l.hook_id, l.tenant_id, l.event_id, l.event_kind, to_json(e.time) #>> '{}' AS time, e.event::text AS event, e.stream_seq
        FROM latest l JOIN event_log e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
       WHERE l.outcome = 'failed' AND l.next_attempt_at IS NOT NULL AND e.stream_seq IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM ordered_deliveries o WHERE o.delivery_id = l.delivery_id) -- in its queue already
-      LIMIT $3`,
-    [hookId, derivedId("exe", "", now - PENDING_RETRY_LOOKBACK_MS), PENDING_RETRY_MAX],
+        AND NOT EXISTS (SELECT 1 FROM ordered_deliveries o WHERE o.delivery_id IN (l.delivery_id, l.delivery_id || ':ordered'))
+      LIMIT ${PENDING_RETRY_MAX}`,
+    params,
   );
   const deliveries: DeliveryMessage[] = rows.map((row) => ({
     deliveryId: `${row.delivery_id}:ordered`,
     tenantId: row.tenant_id,
-    hookId,
+    hookId: row.hook_id,
     trigger: "event",
     eventId: row.event_id,
     eventKind: row.event_kind,

@@ -20,6 +20,7 @@ import { DELIVERIES_STREAM } from "./deliveries-stream.js";
 import type { DispatcherConfig } from "./config.js";
 import { startDeliveriesConsumer } from "./deliveries-consumer.js";
 import { createDeliverer } from "./delivery.js";
+import { recordedRetryOrderer } from "./ordered-redelivery.js";
 import { createEventIntake, type Intake } from "./event-intake.js";
 import { createEventDeliveries } from "./event-deliveries.js";
 import { createDeliveryScheduler } from "./delivery-scheduler.js";
@@ -116,7 +117,15 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     });
     const hookChanges = await startHookChanges({ databaseUrl: config.DATABASE_LISTEN_URL ?? config.DATABASE_URL, schema: DISPATCHER_SCHEMA, logger });
     runtime.defer(hookChanges.stop);
-    const deliverer = createDeliverer({ db: deliveryPool, secrets, sender, schedule: config.WEBHOOK_RETRY_SCHEDULE, logger, hookChanges });
+    const deliverer = createDeliverer({
+      db: deliveryPool,
+      secrets,
+      sender,
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      logger,
+      hookChanges,
+      orderRetries: recordedRetryOrderer(bus.topology),
+    });
 
     // One scheduler for both sources of deliveries: a hook's lane and breaker are the same whether
     // its delivery is a new event's or a retry.
