@@ -6,6 +6,10 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+export function mean(values: number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
 export function ratioLine(name: string, value: number, goal?: number, note?: string): string {
   const target = goal === undefined ? "" : ` (target >= ${goal.toFixed(2)})`;
   return `ratio ${name}: ${value.toFixed(2)}${target}${note ? `  ${note}` : ""}\n`;
