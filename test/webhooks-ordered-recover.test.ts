@@ -1,7 +1,7 @@
 // Recover and manual retry on a `perEntity` hook keep each entity's order: after an outage, the
 // events a receiver missed join their entity's queue in the order they occurred, and nothing that
 // already reached it with success is sent again (issue 36, item 1).
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, createCustomer, createOrder, createStockedProduct, otherTenant, setOrderStatus, type Call } from "./orders-fixtures.js";
 import { eventually } from "./support/http.js";
 import { startStack, type Stack } from "./support/stack.js";
@@ -153,57 +153,61 @@ describe.concurrent("a perEntity hook after an outage", () => {
     expect(succeededOf(orderId)).toEqual([...STATUSES, "ready"]);
   }, 90_000);
 
-  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async ({ expect }) => {
-    const { call, receiver, down, sequenceOf, succeededOf } = await watch();
-    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
+  /**
+   * An unordered hook and an order whose `ready` its receiver answers 503 (the answer held at
+   * `held` when given); answers once the receiver has seen it.
+   */
+  const readyRefused = async (w: Watch & { call: Call }, held?: Promise<void>) => {
+    const hook = await createHook(w.call, { url: w.receiver.url, on: "order.status.changed" });
     expect(hook.ordering).toBe("none");
-    const customerId = await createCustomer(call);
-    const productId = await createStockedProduct(call, 10);
-    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
-    down(Date.now() + 60_000);
-    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
-    await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+    const customerId = await createCustomer(w.call);
+    const productId = await createStockedProduct(w.call, 10);
+    const orderId = (await createOrder(w.call, customerId, [{ productId, quantity: 1 }])).id;
+    w.down(Date.now() + 60_000);
+    w.hold(held);
+    expect((await setOrderStatus(w.call, orderId, "ready")).status).toBe(200);
+    await eventually(async () => (w.sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
+    return { hook, orderId };
+  };
+  const failureRecorded = async (call: Call, hookId: string) =>
+    eventually(async () => ((await executionsOf(call, hookId)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
+  const turnOrderingOn = async (call: Call, hookId: string) => {
+    const changed = await call(`/hooks/${hookId}`, { method: "PUT", json: { ordering: "perEntity" } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+  };
+  /** The receiver healthy, the order goes on: ready (its retry in front), then the others; ready's own retry is never sent. */
+  const laterEventsWaitForReady = async (w: Watch & { call: Call }, orderId: string) => {
+    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(w.call, orderId, status)).status).toBe(200);
+    await eventually(async () => (w.succeededOf(orderId).length === 3 ? true : undefined), 15_000);
+    expect(w.succeededOf(orderId), w.sequenceOf(orderId).join(",")).toEqual(STATUSES);
+    // The retry ready was waiting for finds its place taken (or its event delivered) and is not sent.
+    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
+    expect(w.sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+  };
+
+  it("turning ordering on puts a delivery waiting for its retry back in front of its entity's later events", async () => {
+    const w = await watch();
+    const { hook, orderId } = await readyRefused(w);
     // Its failure recorded: this test is of a retry waiting when ordering is turned on; the next
     // one is of an attempt still on its way then.
-    await eventually(async () => ((await executionsOf(call, hook.id)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
-    down(0);
-
+    await failureRecorded(w.call, hook.id);
+    w.down(0);
     // ready waits for its retry (RETRY_AFTER_MS away); unordered, inProgress would overtake it.
-    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
-    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
-    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
-    expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
-    // The retry ready was waiting for finds its place taken and is not sent.
-    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
-    expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+    await turnOrderingOn(w.call, hook.id);
+    await laterEventsWaitForReady(w, orderId);
   }, 90_000);
 
-  it("turning ordering on while an attempt is on its way puts that attempt's retry in front when it fails", async ({ expect }) => {
-    const { call, receiver, down, hold, sequenceOf, succeededOf } = await watch();
-    const hook = await createHook(call, { url: receiver.url, on: "order.status.changed" });
-    const customerId = await createCustomer(call);
-    const productId = await createStockedProduct(call, 10);
-    const orderId = (await createOrder(call, customerId, [{ productId, quantity: 1 }])).id;
-    down(Date.now() + 60_000);
+  it("turning ordering on while an attempt is on its way puts that attempt's retry in front when it fails", async () => {
+    const w = await watch();
     const gate = createGate();
-    hold(gate.passed);
-    expect((await setOrderStatus(call, orderId, "ready")).status).toBe(200);
-    await eventually(async () => (sequenceOf(orderId).includes("ready:503") ? true : undefined), 15_000);
-
+    const { hook, orderId } = await readyRefused(w, gate.passed);
     // ready's attempt is on its way (the receiver has not answered): nothing is recorded yet.
-    const changed = await call(`/hooks/${hook.id}`, { method: "PUT", json: { ordering: "perEntity" } });
-    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(await executionsOf(call, hook.id)).toEqual([]);
+    await turnOrderingOn(w.call, hook.id);
+    expect(await executionsOf(w.call, hook.id)).toEqual([]);
     gate.open();
-    await eventually(async () => ((await executionsOf(call, hook.id)).some((e) => e.outcome === "failed") ? true : undefined), 15_000);
-    down(0);
-
-    // Its record saw the hook ordered and put its retry in its entity's queue: sent now, in front.
-    for (const status of ["inProgress", "completed"]) expect((await setOrderStatus(call, orderId, status)).status).toBe(200);
-    await eventually(async () => (succeededOf(orderId).length === 3 ? true : undefined), 15_000);
-    expect(succeededOf(orderId), sequenceOf(orderId).join(",")).toEqual(STATUSES);
-    await sleep(RETRY_AFTER_MS * 1.2 + 1_000);
-    expect(sequenceOf(orderId)).toEqual(["ready:503", "ready:200", "inProgress:200", "completed:200"]);
+    // Its record sees the hook ordered and puts its retry in its entity's queue, sent now.
+    await failureRecorded(w.call, hook.id);
+    w.down(0);
+    await laterEventsWaitForReady(w, orderId);
   }, 90_000);
 });
