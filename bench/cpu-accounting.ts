@@ -41,6 +41,26 @@ function readProcs(): ProcStat[] | undefined {
 export type CpuSnapshot = Map<number, { group: string; cpu: number }>;
 
 /**
+ * Not a process: the machine's context switches so far (thousands, /proc/stat `ctxt`), kept in the
+ * snapshot under this group and pid so that it is taken and compared with the CPU. Printed apart:
+ * how often the processes hand the cores to each other per request, which a topology of more
+ * processes pays on every hop.
+ */
+const CONTEXT_SWITCHES = "context switches";
+const CONTEXT_SWITCHES_PID = -1;
+
+function readContextSwitches(): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("ctxt "));
+    return line === undefined ? undefined : Number(line.slice(5)) / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * CPU seconds so far of each process: each named process with its descendants, then every
  * `postgres` and `nats-server` process on the machine. A process already counted in a named
  * tree is not counted again.
@@ -68,6 +88,8 @@ export function snapshotCpu(roots: Record<string, number>): CpuSnapshot | undefi
   ] as const) {
     for (const p of procs) if (p.comm === comm && !snapshot.has(p.pid)) snapshot.set(p.pid, { group, cpu: p.cpu });
   }
+  const switches = readContextSwitches();
+  if (switches !== undefined) snapshot.set(CONTEXT_SWITCHES_PID, { group: CONTEXT_SWITCHES, cpu: switches });
   return snapshot;
 }
 
@@ -100,12 +122,15 @@ export function formatCpuUsed(used: CpuUsed, requests: number, unit = "request")
   const parts: string[] = [];
   let sum = 0;
   for (const [name, seconds] of used) {
+    if (name === CONTEXT_SWITCHES) continue;
     const ms = (seconds * 1000) / requests;
     sum += ms;
     if (ms >= 0.0005) parts.push(`${name} ${ms.toFixed(3)}`);
   }
   // Three decimals: the changes these lines judge move a process by a few microseconds.
-  return `  CPU ms per ${unit}: ${parts.join(", ")}; total ${sum.toFixed(3)}`;
+  const switches = used.get(CONTEXT_SWITCHES);
+  const perRequest = switches === undefined ? "" : `; context switches per ${unit} (whole machine) ${((switches * 1000) / requests).toFixed(1)}`;
+  return `  CPU ms per ${unit}: ${parts.join(", ")}; total ${sum.toFixed(3)}${perRequest}`;
 }
 
 /** One line: CPU milliseconds per request of each group between two snapshots, and their sum. */
