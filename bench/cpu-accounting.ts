@@ -44,7 +44,7 @@ export type CpuSnapshot = Map<number, { group: string; cpu: number }>;
  * Not a process: the machine's context switches so far (thousands, /proc/stat `ctxt`), kept in the
  * snapshot under this group and pid so that it is taken and compared with the CPU. Printed apart:
  * how often the processes hand the cores to each other per request, which a topology of more
- * processes pays on every hop.
+ * processes could pay on every hop (for orders it does not: docs/benchmarks.md).
  */
 const CONTEXT_SWITCHES = "context switches";
 const CONTEXT_SWITCHES_PID = -1;
