@@ -4,7 +4,7 @@
 // validates with the same schema, writes order + lines + outbox row in one transaction and relays
 // the outbox to JetStream: bench/orders-floor-server.ts) and, as context, a bare single-row insert.
 // Each of BENCH_RUNS runs measures all four, in turns; the ratio lines give every run and the median.
-// Run: npm run bench:orders   (BENCH_SECONDS, BENCH_SLICE_SECONDS, BENCH_CONCURRENCY, BENCH_RUNS, BENCH_TOPOLOGY=split|single)
+// Run: npm run bench:orders   (BENCH_SECONDS, BENCH_WARMUP_SECONDS per subject, BENCH_SLICE_SECONDS, BENCH_CONCURRENCY, BENCH_RUNS, BENCH_TOPOLOGY=split|single)
 import { randomBytes } from "node:crypto";
 import { formatResult, runLoad } from "./load.js";
 import { median, ratioLine, spread } from "./ratios.js";
@@ -16,6 +16,7 @@ import { runTs } from "../test/support/processes.js";
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 20);
 const run = randomBytes(3).toString("hex");
 const token = `api-bench-${randomBytes(24).toString("base64url")}`;
 const admin = { email: "bench@waybill.test", password: `pw-${randomBytes(9).toString("hex")}` };
@@ -68,14 +69,18 @@ try {
   const options = { concurrency, durationMs: seconds * 1000, expectStatus: 201 };
 
   process.stdout.write(
-    `orders-create: ${concurrency} concurrent clients, ${seconds} s per subject and run in turns of ${SLICE_SECONDS} s, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
+    `orders-create: ${concurrency} concurrent clients, ${warmupSeconds} s warm-up and ${seconds} s per subject and run in turns of ${SLICE_SECONDS} s, ${runs} runs, loopback, ${process.env.BENCH_TOPOLOGY ?? "split"} topology\n`,
   );
   // Warm-up of every path measured (JIT, connection pools, PostgreSQL's caches), so that the
-  // first measured run is not the one that pays for it.
-  await runLoad(base, waybill(token), { ...options, durationMs: 3_000 });
-  await runLoad(base, waybill(jwt), { ...options, durationMs: 3_000 });
-  await runLoad(bareOrigin, bareRequest, { ...options, durationMs: 3_000 });
-  await runLoad(floorOrigin, floorRequest, { ...options, durationMs: 3_000 });
+  // first measured run is not the one that pays for it. Waybill's processes hold more code than
+  // the floor's one: after 3 s of load their optimising compilers still took ~11 % of the machine
+  // (perf, 5 s sampled after ~10 s of load), ~1.5 % at 30 s and ~0.4 % at 60 s; the first run
+  // then came out 0.04-0.10 below the later two. Each subject gets the same warm-up.
+  const warmup = { ...options, durationMs: warmupSeconds * 1000 };
+  await runLoad(base, waybill(token), warmup);
+  await runLoad(base, waybill(jwt), warmup);
+  await runLoad(bareOrigin, bareRequest, warmup);
+  await runLoad(floorOrigin, floorRequest, warmup);
   // CPU of every process involved, per request: the services, the bare server, the load
   // generator (this process), PostgreSQL and nats-server.
   const roots = { ...system.pids, "bare server": bare.process.pid!, "floor server": floor.process.pid!, "load generator": process.pid };
