@@ -119,5 +119,25 @@ describe("batch queue", () => {
       finishNext();
       expect(sent).toEqual([[1], [2]]);
     });
+
+    it("lingerOnlyWhenBusy: a lone entry goes at once; entries behind a batch in flight wait for company", async () => {
+      const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 40, lingerOnlyWhenBusy: true });
+      queue.add(1);
+      await tick();
+      expect(sent).toEqual([[1]]);
+      queue.add(2);
+      finishNext();
+      queue.add(3);
+      await wait(10);
+      // 2 came while 1 was out: it waits for its linger, and 3 joins it.
+      expect(sent).toEqual([[1]]);
+      await wait(60);
+      expect(sent).toEqual([[1], [2, 3]]);
+      finishNext();
+      // Idle again: the next lone entry does not wait.
+      queue.add(4);
+      await tick();
+      expect(sent).toEqual([[1], [2, 3], [4]]);
+    });
   });
 });

@@ -23,6 +23,12 @@ export interface BatchQueueLimits<E> {
   lingerMs?: number;
   /** An entry that must not linger: its batch goes at once. */
   urgent?: (entry: E) => boolean;
+  /**
+   * Linger only behind a batch that is out: an entry added while none is out and none waits goes
+   * at once, as without `lingerMs`. For writes a user waits on at the end (an event's webhooks):
+   * a lone entry pays no wait; under load, each statement's fixed cost is spread wider.
+   */
+  lingerOnlyWhenBusy?: boolean;
 }
 
 export interface BatchQueue<E> {
@@ -39,7 +45,7 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
   const maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
   const lingerMs = limits.lingerMs ?? 0;
   const urgent = limits.urgent ?? (() => false);
-  const pending: { entry: E; weight: number; at: number }[] = [];
+  const pending: { entry: E; weight: number; at: number; urgent: boolean }[] = [];
   let inFlight = 0;
   let scheduled = false;
   let lingering: NodeJS.Timeout | undefined;
@@ -77,7 +83,7 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
     scheduled = false;
     while (inFlight < maxInFlight && pending.length > 0 && !lingers()) {
       const taken = pending.splice(0, nextBatchSize());
-      if (lingerMs > 0) for (const waiting of taken) if (urgent(waiting.entry)) urgentWaiting -= 1;
+      for (const waiting of taken) if (waiting.urgent) urgentWaiting -= 1;
       inFlight += 1;
       send(
         taken.map((waiting) => waiting.entry),
@@ -88,8 +94,10 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
 
   return {
     add(entry) {
-      pending.push({ entry, weight: weightOf(entry), at: lingerMs > 0 ? performance.now() : 0 });
-      if (lingerMs > 0 && urgent(entry)) urgentWaiting += 1;
+      const idle = inFlight === 0 && pending.length === 0;
+      const goesAtOnce = lingerMs > 0 && (urgent(entry) || (limits.lingerOnlyWhenBusy === true && idle));
+      pending.push({ entry, weight: weightOf(entry), at: lingerMs > 0 ? performance.now() : 0, urgent: goesAtOnce });
+      if (goesAtOnce) urgentWaiting += 1;
       // Gather what is added in the same tick before sending.
       if (!scheduled && inFlight < maxInFlight) {
         scheduled = true;

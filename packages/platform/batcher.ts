@@ -16,6 +16,8 @@ export interface BatcherOptions<I = unknown> {
   lingerMs?: number;
   /** An item whose batch goes at once, lingering or not. */
   urgent?: (item: I) => boolean;
+  /** Linger only behind a batch in flight (batch-queue.ts): a lone item on an idle batcher goes at once. */
+  lingerOnlyWhenBusy?: boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       maxInFlight: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_BATCHES,
       lingerMs: options.lingerMs,
       urgent: options.urgent && ((entry) => options.urgent!(entry.item)),
+      lingerOnlyWhenBusy: options.lingerOnlyWhenBusy,
     },
   );
   return (item) => new Promise<O>((resolve, reject) => queue.add({ item, resolve, reject }));

@@ -31,13 +31,22 @@ export type TakeEvent = (tenantId: string, event: EventEnvelope, eventJson: stri
  */
 export const EVENT_INTAKE_MAX_BATCH = 500;
 
+/**
+ * Under load, how long events wait behind a statement in flight for more to share the next one.
+ * Each statement has a fixed cost (BEGIN, the hooks' locks, COMMIT with its WAL flush): about
+ * 0.54 ms of PostgreSQL's CPU against 56 µs per event, so in the ~10-event batches that came
+ * during one statement at 1,500 orders/s it was half of each event's. An event that arrives with
+ * no statement in flight and none waiting goes at once: a lone event pays nothing.
+ */
+export const EVENT_INTAKE_LINGER_MS = 10;
+
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
   const take = createBatcher(
     async (events: IncomingEvent[]) => {
       const batch = await recordEvents(deps.pool, events, deps.signer);
       return batch.events.map((recorded) => ({ ...recorded, committed: batch.committed }));
     },
-    { maxBatch: EVENT_INTAKE_MAX_BATCH },
+    { maxBatch: EVENT_INTAKE_MAX_BATCH, lingerMs: EVENT_INTAKE_LINGER_MS, lingerOnlyWhenBusy: true },
   );
   /** `eventJson` is the message as received (`event` parsed from it); it becomes the body of every delivery. */
   return async (tenantId, event, eventJson, streamSeq) => {
