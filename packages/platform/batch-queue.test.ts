@@ -139,5 +139,19 @@ describe("batch queue", () => {
       await tick();
       expect(sent).toEqual([[1], [2, 3], [4]]);
     });
+
+    it("lingerBelow: a batch that holds that many goes without lingering", async () => {
+      const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 10_000, lingerOnlyWhenBusy: true, lingerBelow: 3 });
+      queue.add(1);
+      await tick();
+      queue.add(2);
+      queue.add(3);
+      finishNext();
+      await tick();
+      expect(sent).toEqual([[1]]); // two behind the first: they linger
+      queue.add(4);
+      await tick();
+      expect(sent).toEqual([[1], [2, 3, 4]]);
+    });
   });
 });

@@ -29,6 +29,8 @@ export interface BatchQueueLimits<E> {
    * a lone entry pays no wait; under load, each statement's fixed cost is spread wider.
    */
   lingerOnlyWhenBusy?: boolean;
+  /** A batch that holds this many entries goes without lingering (default `maxItems`): where a backlog is, waiting adds nothing. */
+  lingerBelow?: number;
 }
 
 export interface BatchQueue<E> {
@@ -44,6 +46,7 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
   const weightOf = limits.weightOf ?? (() => 0);
   const maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
   const lingerMs = limits.lingerMs ?? 0;
+  const lingerBelow = Math.min(limits.lingerBelow ?? maxItems, maxItems);
   const urgent = limits.urgent ?? (() => false);
   const pending: { entry: E; weight: number; at: number; urgent: boolean }[] = [];
   let inFlight = 0;
@@ -67,7 +70,7 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
 
   /** Whether the next batch should wait for company, and if so, arranges to look again when its wait ends. */
   const lingers = (): boolean => {
-    if (lingerMs <= 0 || urgentWaiting > 0 || nextBatchSize() >= maxItems) return false;
+    if (lingerMs <= 0 || urgentWaiting > 0 || nextBatchSize() >= lingerBelow) return false;
     const left = pending[0].at + lingerMs - performance.now();
     if (left <= 0) return false;
     if (!lingering) {

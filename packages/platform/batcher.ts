@@ -18,6 +18,8 @@ export interface BatcherOptions<I = unknown> {
   urgent?: (item: I) => boolean;
   /** Linger only behind a batch in flight (batch-queue.ts): a lone item on an idle batcher goes at once. */
   lingerOnlyWhenBusy?: boolean;
+  /** A batch of this many items goes without lingering (batch-queue.ts). */
+  lingerBelow?: number;
 }
 
 /**
@@ -51,6 +53,7 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       lingerMs: options.lingerMs,
       urgent: options.urgent && ((entry) => options.urgent!(entry.item)),
       lingerOnlyWhenBusy: options.lingerOnlyWhenBusy,
+      lingerBelow: options.lingerBelow,
     },
   );
   return (item) => new Promise<O>((resolve, reject) => queue.add({ item, resolve, reject }));

@@ -39,6 +39,12 @@ export const EVENT_INTAKE_MAX_BATCH = 500;
  * no statement in flight and none waiting goes at once: a lone event pays nothing.
  */
 export const EVENT_INTAKE_LINGER_MS = 10;
+/**
+ * A batch of this many events goes without lingering: with a backlog (device readings at
+ * thousands a second), waiting only idled the statement, and readings processed / ingested fell
+ * from 0.85 to 0.74 in bench:devices.
+ */
+export const EVENT_INTAKE_LINGER_BELOW = 32;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
   const take = createBatcher(
@@ -46,7 +52,7 @@ export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
       const batch = await recordEvents(deps.pool, events, deps.signer);
       return batch.events.map((recorded) => ({ ...recorded, committed: batch.committed }));
     },
-    { maxBatch: EVENT_INTAKE_MAX_BATCH, lingerMs: EVENT_INTAKE_LINGER_MS, lingerOnlyWhenBusy: true },
+    { maxBatch: EVENT_INTAKE_MAX_BATCH, lingerMs: EVENT_INTAKE_LINGER_MS, lingerOnlyWhenBusy: true, lingerBelow: EVENT_INTAKE_LINGER_BELOW },
   );
   /** `eventJson` is the message as received (`event` parsed from it); it becomes the body of every delivery. */
   return async (tenantId, event, eventJson, streamSeq) => {
