@@ -137,3 +137,9 @@ export function formatCpuUsed(used: CpuUsed, requests: number, unit = "request")
 export function formatCpuPerRequest(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined, requests: number, unit = "request"): string {
   return formatCpuUsed(cpuBetween(before, after), requests, unit);
 }
+
+/** User + system CPU of one process so far, in milliseconds (clock ticks of 10 ms): a PostgreSQL backend, say. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / TICKS_PER_SECOND);
+}

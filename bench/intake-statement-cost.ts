@@ -5,7 +5,6 @@
 // (/proc/<pid>/stat, so PostgreSQL must run on this machine). Two batch sizes give the fixed cost
 // of a statement and the cost of an event: cost per event = fixed / batch + per event.
 // Run: npm run bench:intake-cost   (BATCH=10, BATCHES=1000; a database of its own, dropped at the end)
-import { readFileSync } from "node:fs";
 import { createPool } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
@@ -13,6 +12,7 @@ import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { recordEvents, type DeliverySigner, type IncomingEvent } from "../services/dispatcher/fan-out.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { processCpuMs } from "./cpu-accounting.js";
 
 const BATCH = Number(process.env.BATCH ?? 10);
 const BATCHES = Number(process.env.BATCHES ?? 1000);
@@ -31,10 +31,7 @@ try {
       [newId("hook"), tenantId],
     );
   const backend = (await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-  const backendCpuMs = () => {
-    const fields = readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
+  const backendCpuMs = () => processCpuMs(backend);
   // Signs nothing, as the intake does for hooks it did not lock; the locks and reads still run.
   const signer: DeliverySigner = { mark: () => 1, sign: () => {} };
   let streamSeq = 0;

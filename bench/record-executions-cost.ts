@@ -5,7 +5,6 @@
 // PostgreSQL process, so PostgreSQL must run on this machine) per row, in batches of BATCH rows.
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
 //   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createPool } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
@@ -13,6 +12,7 @@ import { migrate } from "@waybill/platform/migrations.js";
 import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { processCpuMs } from "./cpu-accounting.js";
 
 const BATCH = Number(process.env.BATCH ?? 8);
 const BATCHES = Number(process.env.BATCHES ?? 1500);
@@ -34,11 +34,7 @@ for (const id of hooks)
     [id, tenantId],
   );
 const backend = (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-/** The backend's user + system CPU so far, in milliseconds (clock ticks of 10 ms). */
-const backendCpuMs = () => {
-  const fields = readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+const backendCpuMs = () => processCpuMs(backend);
 
 const attempts = (): NewExecution[] => {
   const eventId = newId("evt");
