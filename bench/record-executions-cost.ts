@@ -1,8 +1,10 @@
 // What recording delivery attempts costs PostgreSQL, part by part: the dispatcher's statement
 // (executions.ts: execution rows and the hooks' counters in one statement) against the same rows
 // inserted without the counters, with the foreign key to hooks they had until migration 012, and
-// without the two indexes only some reads use. Measured as the backend's own CPU (/proc/<pid>/stat of the connection's
-// PostgreSQL process, so PostgreSQL must run on this machine) per row, in batches of BATCH rows.
+// without the two indexes only some reads use; and failed attempts with a retry due, alone and as
+// the deliverer records them (in a transaction that also checks for their entities' queues).
+// Measured as the backend's own CPU (/proc/<pid>/stat of the connection's PostgreSQL process, so
+// PostgreSQL must run on this machine) per row, in batches of BATCH rows.
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
 //   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
 import pg from "pg";
@@ -11,6 +13,8 @@ import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
 import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
+import type { PoolClient } from "@waybill/platform/db.js";
+import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 import { processCpuMs } from "./cpu-accounting.js";
 
@@ -98,10 +102,25 @@ const COUNTED_APART = `WITH input AS (
     FROM input i JOIN counted c ON c.hook_id = i.hook_id`;
 const countedApart = (batch: NewExecution[]) => db.query({ name: "bench_counted_apart", text: COUNTED_APART, values: [rowsOf(batch)] });
 
-async function measure(label: string, write: (batch: NewExecution[]) => Promise<unknown>): Promise<void> {
+// Failed attempts with a retry due: the deliverer records them in a transaction that also checks
+// whether ordering was turned on for their hooks meanwhile (delivery.ts recordAttempts); here no
+// hook is perEntity, the common case, so the check finds nothing to move.
+const failedAttempts = () =>
+  attempts().map((a) => ({ ...a, result: { ...a.result, ok: false, statusCode: 503 }, nextAttemptAt: new Date(Date.now() + 60_000) }));
+const recordedWithQueueCheck = async (batch: NewExecution[]) => {
+  await db.query("BEGIN");
+  await recordExecutions(db, batch);
+  await orderRecordedRetries(
+    db as unknown as PoolClient,
+    batch.map((a) => a.deliveryId),
+  );
+  await db.query("COMMIT");
+};
+
+async function measure(label: string, write: (batch: NewExecution[]) => Promise<unknown>, make = attempts): Promise<void> {
   const cpuBefore = backendCpuMs();
   const started = performance.now();
-  for (let b = 0; b < BATCHES; b++) await write(attempts());
+  for (let b = 0; b < BATCHES; b++) await write(make());
   const rows = BATCHES * BATCH;
   const wallUs = ((performance.now() - started) / rows) * 1000;
   const cpuUs = ((backendCpuMs() - cpuBefore) / rows) * 1000;
@@ -115,6 +134,8 @@ try {
   await measure("the dispatcher's statement (rows + hook counters)", recorded);
   await measure("the same rows without the counters", insertOnly);
   await measure("the rows, counters in a narrow table of their own", countedApart);
+  await measure("failed attempts with a retry due (the dispatcher's statement)", recorded, failedAttempts);
+  await measure("  … as recorded: a transaction that also looks for their queues", recordedWithQueueCheck, failedAttempts);
   await db.query("ALTER TABLE executions ADD CONSTRAINT executions_hook_id_fkey FOREIGN KEY (hook_id) REFERENCES hooks (id) ON DELETE CASCADE");
   await measure("the same rows with the old foreign key to hooks", insertOnly);
   await db.query("ALTER TABLE executions DROP CONSTRAINT executions_hook_id_fkey");

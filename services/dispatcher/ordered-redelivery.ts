@@ -65,6 +65,8 @@ export async function orderPendingRetries(db: PoolClient, hookId: string, now = 
  */
 export async function orderRecordedRetries(db: PoolClient, deliveryIds: string[]): Promise<DeliveryMessage[]> {
   if (deliveryIds.length === 0) return [];
+  // Prepared once per connection: it runs with every batch that records such a failure, where
+  // planning it afresh was most of its cost (bench:record-cost).
   return queuedCopies(
     db,
     `SELECT DISTINCT ON (x.delivery_id) x.delivery_id, x.hook_id, x.tenant_id, x.event_id, x.event_kind, x.outcome, x.next_attempt_at
@@ -72,6 +74,7 @@ export async function orderRecordedRetries(db: PoolClient, deliveryIds: string[]
       WHERE x.delivery_id = ANY($1::text[]) AND x.trigger IN ('event', 'retry')
       ORDER BY x.delivery_id, x.attempt DESC`,
     [deliveryIds],
+    "dispatcher_order_recorded_retries",
   );
 }
 
@@ -85,7 +88,7 @@ export function recordedRetryOrderer(topology: Topology): (db: PoolClient, deliv
  * last attempt failed with a retry due and whose event has a place in its entity's queue, unless
  * the delivery or its copy is queued already; joined to their queues. Answers those at the head.
  */
-async function queuedCopies(db: PoolClient, latest: string, params: unknown[]): Promise<DeliveryMessage[]> {
+async function queuedCopies(db: PoolClient, latest: string, values: unknown[], name?: string): Promise<DeliveryMessage[]> {
   const { rows } = await db.query<{
     delivery_id: string;
     hook_id: string;
@@ -95,15 +98,16 @@ async function queuedCopies(db: PoolClient, latest: string, params: unknown[]): 
     time: string;
     event: string;
     stream_seq: string;
-  }>(
-    `WITH latest AS (${latest})
+  }>({
+    name,
+    text: `WITH latest AS (${latest})
      SELECT l.delivery_id, l.hook_id, l.tenant_id, l.event_id, l.event_kind, to_json(e.time) #>> '{}' AS time, e.event::text AS event, e.stream_seq
        FROM latest l JOIN event_log e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
       WHERE l.outcome = 'failed' AND l.next_attempt_at IS NOT NULL AND e.stream_seq IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM ordered_deliveries o WHERE o.delivery_id IN (l.delivery_id, l.delivery_id || ':ordered'))
       LIMIT ${PENDING_RETRY_MAX}`,
-    params,
-  );
+    values,
+  });
   const deliveries: DeliveryMessage[] = rows.map((row) => ({
     deliveryId: `${row.delivery_id}:ordered`,
     tenantId: row.tenant_id,
