@@ -409,6 +409,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     // Waybill and the floor take turns (the order swapped each turn), so that both meet the same
     // drift of this machine's speed; the peer, far behind both, runs once after them.
     const deferredBefore = await deferredDeliveries(system.opsPorts.dispatcher);
+    await eventLoopDelays(system.opsPorts); // starts the services' delay histograms afresh
     let waybill = emptyTally();
     let sameWork = emptyTally();
     for (let turn = 0; turn < TURNS; turn++) {
@@ -423,12 +424,17 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
       }
     }
     const deferred = describeDeferred(deferredBefore, await deferredDeliveries(system.opsPorts.dispatcher));
+    // Over the turns: a service whose event loop is held up delays each answer it takes in, and
+    // so how long a delivery holds its hook's place (the floor's turns, idle here, dilute the p99).
+    const loopDelays = await eventLoopDelays(system.opsPorts);
     const bullmq = await measure(yardsticks.feedPeer, events);
     process.stdout.write(
       `-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each (Waybill and the floor in ${TURNS} turns)\n`,
     );
     process.stdout.write(
-      `${"waybill (EVENTS → receiver)".padEnd(38)} ${rateOf(waybill).toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates, deferred to DELIVERIES: ${deferred})\n${formatCpuUsed(waybill.cpu, waybill.deliveries, "delivery")}\n`,
+      `${"waybill (EVENTS → receiver)".padEnd(38)} ${rateOf(waybill).toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates, deferred to DELIVERIES: ${deferred})\n${formatCpuUsed(waybill.cpu, waybill.deliveries, "delivery")}\n${
+        loopDelays ? `  event-loop delay over the turns (p99 / max ms): ${loopDelays}\n` : ""
+      }`,
     );
     process.stdout.write(
       `${"same-work floor (JetStream → receiver)".padEnd(38)} ${rateOf(sameWork).toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${formatCpuUsed(sameWork.cpu, sameWork.deliveries, "delivery")}\n`,
