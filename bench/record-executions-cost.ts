@@ -8,12 +8,11 @@
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
 //   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
 import pg from "pg";
-import { createPool } from "@waybill/platform/db.js";
+import { createPool, type PoolClient } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
 import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
-import type { PoolClient } from "@waybill/platform/db.js";
 import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
 import { processCpuMs } from "./cpu-accounting.js";
