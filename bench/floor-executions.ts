@@ -1,5 +1,6 @@
 // The execution table the webhooks floor and the BullMQ peer write: the dispatcher's columns and
-// indexes (no foreign key to a hooks table neither of them has), in a schema of their own.
+// indexes (no foreign key to a hooks table neither of them has), in a schema of their own. Kept
+// in step with the dispatcher's migrations: executions_event (009) was missing here until 013.
 import { createHmac } from "node:crypto";
 import type pg from "pg";
 
@@ -14,6 +15,7 @@ export async function createExecutionTable(db: pg.Pool, schema: string): Promise
       error text, next_attempt_at timestamptz);
     CREATE INDEX IF NOT EXISTS executions_hook ON ${schema}.executions (hook_id, id DESC);
     CREATE INDEX IF NOT EXISTS executions_delivery ON ${schema}.executions (delivery_id, attempt DESC);
+    CREATE INDEX IF NOT EXISTS executions_event ON ${schema}.executions (tenant_id, event_id, id DESC);
   `);
 }
 

@@ -61,7 +61,8 @@ const DELIVERY_STATES_SQL = `SELECT d.n, h.url, h.status, h.secret_sealed, h.act
        LEFT JOIN LATERAL (SELECT attempt, outcome, next_attempt_at FROM executions
                            WHERE delivery_id = d.delivery_id ORDER BY attempt DESC LIMIT 1) e ON true
        LEFT JOIN LATERAL (SELECT true AS ok FROM executions x
-                           WHERE d.by_event AND x.hook_id = d.hook_id AND x.event_id = d.event_id AND x.outcome = 'succeeded' LIMIT 1) s ON true
+                           WHERE d.by_event AND x.tenant_id = d.tenant_id AND x.event_id = d.event_id AND x.hook_id = d.hook_id
+                             AND x.outcome = 'succeeded' LIMIT 1) s ON true
        LEFT JOIN LATERAL (SELECT true AS ok FROM ordered_deliveries o WHERE d.ordered AND o.delivery_id = d.delivery_id) q ON true
        LEFT JOIN LATERAL (SELECT true AS ok FROM ordered_deliveries o
                            WHERE h.ordering = 'perEntity' AND d.by_event AND NOT d.ordered AND o.delivery_id = d.delivery_id || ':ordered') m ON true`;

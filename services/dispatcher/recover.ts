@@ -100,7 +100,7 @@ async function unsucceededEvents(client: PoolClient, tenantId: string, hookId: s
     `SELECT e.id, e.kind, to_json(e.time) #>> '{}' AS time, e.event::text AS event, e.stream_seq
        FROM event_log e
       WHERE e.tenant_id = $1 AND e.kind = $2 AND e.time >= $3 AND e.time < $4 AND e.id > $5
-        AND NOT EXISTS (SELECT 1 FROM executions x WHERE x.hook_id = $6 AND x.event_id = e.id AND x.outcome = 'succeeded')
+        AND NOT EXISTS (SELECT 1 FROM executions x WHERE x.tenant_id = $1 AND x.event_id = e.id AND x.hook_id = $6 AND x.outcome = 'succeeded')
       ORDER BY e.id
       LIMIT $7`,
     [tenantId, kind, since, until, after, hookId, limit],
