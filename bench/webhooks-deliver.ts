@@ -55,7 +55,9 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 4);
  * Events each subject takes before anything is measured. With 200, V8 was still compiling the
  * dispatcher's hot paths during the first measured turn: optimizing compilation took 11 % of its
  * CPU over that turn (`perf record` with `--perf-basic-prof`), a cost the smaller floor worker
- * paid sooner; a service that runs for days pays it once.
+ * paid sooner; a service that runs for days pays it once. (Ten seconds of events instead, on
+ * 2026-11-28, left the first run as costly: 0.090 ms of dispatcher CPU per delivery against
+ * 0.067–0.077 in the next two, as with 2,000; not kept.)
  */
 const WARM_UP_EVENTS = 2_000;
 
@@ -408,6 +410,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
   for (let i = 1; i <= runs; i++) {
     // Waybill and the floor take turns (the order swapped each turn), so that both meet the same
     // drift of this machine's speed; the peer, far behind both, runs once after them.
+    const turnsStarted = new Date();
     const deferredBefore = await deferredDeliveries(system.opsPorts.dispatcher);
     await eventLoopDelays(system.opsPorts); // starts the services' delay histograms afresh
     let waybill = emptyTally();
@@ -427,6 +430,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     // Over the turns: a service whose event loop is held up delays each answer it takes in, and
     // so how long a delivery holds its hook's place (the floor's turns, idle here, dilute the p99).
     const loopDelays = await eventLoopDelays(system.opsPorts);
+    const answerWaits = await sendToAnswer(bench.db, turnsStarted);
     const bullmq = await measure(yardsticks.feedPeer, events);
     process.stdout.write(
       `-- run ${i} of ${runs}: ${events} events × ${hookCount} hooks = ${events * hookCount} deliveries each (Waybill and the floor in ${TURNS} turns)\n`,
@@ -434,7 +438,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     process.stdout.write(
       `${"waybill (EVENTS → receiver)".padEnd(38)} ${rateOf(waybill).toFixed(0).padStart(7)} /s  (${waybill.elapsed.toFixed(1)} s, ${waybill.duplicates} duplicates, deferred to DELIVERIES: ${deferred})\n${formatCpuUsed(waybill.cpu, waybill.deliveries, "delivery")}\n${
         loopDelays ? `  event-loop delay over the turns (p99 / max ms): ${loopDelays}\n` : ""
-      }`,
+      }  send → answer over the turns (mean / p90 ms, as recorded): ${answerWaits}\n`,
     );
     process.stdout.write(
       `${"same-work floor (JetStream → receiver)".padEnd(38)} ${rateOf(sameWork).toFixed(0).padStart(7)} /s  (${sameWork.elapsed.toFixed(1)} s)\n${formatCpuUsed(sameWork.cpu, sameWork.deliveries, "delivery")}\n`,
@@ -707,4 +711,24 @@ async function deferredDeliveries(opsPort: number | undefined): Promise<Map<stri
 function describeDeferred(before: Map<string, number>, after: Map<string, number>): string {
   const parts = [...after].map(([reason, n]) => [reason, n - (before.get(reason) ?? 0)] as const).filter(([, n]) => n > 0);
   return parts.length === 0 ? "none" : parts.map(([reason, n]) => `${n} ${reason}`).join(", ");
+}
+
+/**
+ * How long each subject's requests took from send to answer over a run's turns (each execution's
+ * duration_ms): with 8 places per hook this time bounds the rate, so it shows where the rates part.
+ */
+async function sendToAnswer(db: pg.Client, since: Date): Promise<string> {
+  const parts: string[] = [];
+  for (const [label, table] of [
+    ["waybill", "dispatcher.executions"],
+    ["floor", "webhooks_floor.executions"],
+  ]) {
+    const { rows } = await db.query<{ mean: string | null; p90: number | null }>(
+      `SELECT avg(duration_ms)::numeric(8, 2)::text AS mean, percentile_disc(0.9) WITHIN GROUP (ORDER BY duration_ms) AS p90
+         FROM ${table} WHERE requested_at >= $1`,
+      [since],
+    );
+    parts.push(`${label} ${rows[0].mean ?? "-"} / ${rows[0].p90 ?? "-"}`);
+  }
+  return parts.join(", ");
 }
