@@ -1,7 +1,7 @@
 // What the event intake fans an event out to, on a real PostgreSQL (fan-out.ts's recordEvents):
 // the active hooks of its tenant subscribed to its kind and active since before it occurred, each
 // once; a new event's unordered deliveries are signed at intake, an ordered one is not; an event
-// that comes again (later, or twice in one batch) is not logged twice.
+// that comes again (later, or twice in one batch) is not logged twice; its text is logged as it came.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { migrate } from "@waybill/platform/migrations.js";
@@ -91,5 +91,26 @@ describe("event intake", () => {
     expect(again.signed).toEqual([]);
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM event_log WHERE id = $1", [event.event.id]);
     expect(rows[0].n).toBe(1);
+  });
+
+  it("logs each event's text as it came, whatever its strings hold, and nothing that text could pass for", async () => {
+    const tricky = incoming("ten_a", "order.updated");
+    // Strings that look like the batch's own syntax: a row's end, another row, the dollar-quote tag.
+    const note = 'quote " backslash \\ }, {"id": "evt_injected0000", "tenant_id": "ten_a"} $waybill$ é 😀 \n';
+    const event = { ...tricky.event, note, nested: { list: [1, "two", null] } } as unknown as EventEnvelope;
+    // Received pretty-printed, as a publisher may send it: the text is put in the batch as it came.
+    const eventJson = JSON.stringify(event, null, 2);
+    const plain = incoming("ten_a", "order.updated");
+    const { recorded } = await take([{ ...tricky, event, eventJson }, plain]);
+    expect(recorded.map((r) => r.fresh)).toEqual([true, true]);
+    const { rows } = await pool.query<{ id: string; event: unknown }>("SELECT id, event FROM event_log WHERE id = ANY($1) OR id = 'evt_injected0000'", [
+      [event.id, plain.event.id],
+    ]);
+    expect(new Map(rows.map((r) => [r.id, r.event]))).toEqual(
+      new Map([
+        [event.id, JSON.parse(eventJson)],
+        [plain.event.id, JSON.parse(plain.eventJson)],
+      ]),
+    );
   });
 });

@@ -39,10 +39,10 @@ export interface RecordedEvent {
  */
 const RECORD_EVENTS_SQL = `WITH input AS (
        SELECT DISTINCT ON (id) * FROM jsonb_to_recordset($1::jsonb)
-         AS r(id text, tenant_id text, kind text, time text, transaction_id text, stream_seq bigint, raw text)
+         AS r(id text, tenant_id text, kind text, time text, transaction_id text, stream_seq bigint, event jsonb)
      ), logged AS (
        INSERT INTO event_log (id, tenant_id, kind, time, transaction_id, stream_seq, event)
-       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, raw::jsonb FROM input
+       SELECT id, tenant_id, kind, time::timestamptz, transaction_id, stream_seq, event FROM input
        ON CONFLICT (id) DO NOTHING RETURNING id
      ), subscribed AS MATERIALIZED (
        SELECT h.id, h.tenant_id, h.on_kind, h.ordering, h.url, h.secret_sealed, h.active_since FROM hooks h
@@ -120,18 +120,9 @@ export interface RecordedBatch {
  * signed for here; its delivery reads its state when attempted, as every other one does.
  */
 export async function recordEvents(pool: Pool, events: IncomingEvent[], signer: DeliverySigner): Promise<RecordedBatch> {
-  const input = events.map(({ tenantId, event, eventJson, streamSeq }) => ({
-    id: event.id,
-    tenant_id: tenantId,
-    kind: event.kind,
-    time: event.time,
-    transaction_id: event.transactionId,
-    stream_seq: streamSeq,
-    raw: eventJson,
-  }));
   const mark = signer.mark();
   const locks = mark === undefined ? lockHooks([]) : lockSubscribedHooks(events.map(({ tenantId, event }) => ({ tenantId, kind: event.kind })));
-  const read = { name: "dispatcher_take_events", text: RECORD_EVENTS_SQL, argument: JSON.stringify(input) };
+  const read = { name: "dispatcher_take_events", text: RECORD_EVENTS_SQL, argument: recordedEventsArgument(events) };
   const { value, committed } = await signUnderLocks(pool, locks, read, (rows, lockRows) => {
     const locked = new Set((lockRows as { id: string }[]).map((row) => row.id));
     const toSign: DeliveryToSign[] = [];
@@ -142,6 +133,28 @@ export async function recordEvents(pool: Pool, events: IncomingEvent[], signer: 
     return recorded;
   });
   return { events: value, committed };
+}
+
+/**
+ * RECORD_EVENTS_SQL's argument: a row per event, the event itself as it was received, not as a
+ * string of it. Escaped into a string, the event cost this process its escaping and PostgreSQL its
+ * unescaping and a second parse: 34.0 µs of PostgreSQL's CPU per event against 30.8 now (batches
+ * of 50, `npm run bench:intake-cost`, three pairs). The text goes in as it is: the intake's
+ * `checkIncomingEvent` parsed that very text as one JSON object, so it cannot end its row early.
+ */
+function recordedEventsArgument(events: IncomingEvent[]): string {
+  const rows = events.map(({ tenantId, event, eventJson, streamSeq }) => {
+    const fields = JSON.stringify({
+      id: event.id,
+      tenant_id: tenantId,
+      kind: event.kind,
+      time: event.time,
+      transaction_id: event.transactionId,
+      stream_seq: streamSeq,
+    });
+    return `${fields.slice(0, -1)},"event":${eventJson}}`;
+  });
+  return `[${rows.join(",")}]`;
 }
 
 /** Each event's deliveries from its row; `fresh` is called for a new event's unordered ones. */
