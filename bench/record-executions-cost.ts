@@ -2,7 +2,8 @@
 // (executions.ts: execution rows and the hooks' counters in one statement) against the same rows
 // inserted without the counters, with the foreign key to hooks they had until migration 012, and
 // without the two indexes only some reads use; and failed attempts with a retry due, alone and as
-// the deliverer records them (in a transaction that also checks for their entities' queues).
+// the deliverer records them (in a transaction that also checks for their entities' queues); and
+// the statement with its argument read as jsonb, as it was before 2026-11-28.
 // Measured as the backend's own CPU (/proc/<pid>/stat of the connection's PostgreSQL process, so
 // PostgreSQL must run on this machine) per row, in batches of BATCH rows.
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
@@ -11,7 +12,7 @@ import pg from "pg";
 import { createPool, type PoolClient } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
-import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
+import { executionRows, RECORD_EXECUTIONS_SQL, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
@@ -77,6 +78,10 @@ const INSERT_ONLY = `INSERT INTO executions (id, tenant_id, hook_id, delivery_id
 const rowsOf = (batch: NewExecution[]) => JSON.stringify(executionRows(batch));
 const insertOnly = (batch: NewExecution[]) => db.query({ name: "bench_insert_only", text: INSERT_ONLY, values: [rowsOf(batch)] });
 
+// The dispatcher's statement as it was until 2026-11-28: its argument read as jsonb.
+const WITH_JSONB = RECORD_EXECUTIONS_SQL.replace("json_to_recordset($1::json)", "jsonb_to_recordset($1::jsonb)");
+const withJsonb = (batch: NewExecution[]) => db.query({ name: "bench_record_jsonb", text: WITH_JSONB, values: [rowsOf(batch)] });
+
 // The counters kept in a narrow table of their own (hook_counters), as the hooks' row keeps them
 // now: a smaller row to write again at each batch, and fewer indexes on it.
 await db.query(`CREATE TABLE hook_counters (hook_id text PRIMARY KEY, success_count bigint NOT NULL DEFAULT 0,
@@ -130,7 +135,11 @@ process.stdout.write(`record-executions-cost: ${BATCHES} batches of ${BATCH} row
 try {
   const recorded = (batch: NewExecution[]) => recordExecutions(db, batch);
   await measure("warm-up (the dispatcher's statement)", recorded);
-  await measure("the dispatcher's statement (rows + hook counters)", recorded);
+  // In pairs: on a busy machine the same variant moves ±10 µs between two measures.
+  for (let pair = 0; pair < 3; pair++) {
+    await measure("the dispatcher's statement (rows + hook counters)", recorded);
+    await measure("  … its argument read as jsonb (before 2026-11-28)", withJsonb);
+  }
   await measure("the same rows without the counters", insertOnly);
   await measure("the rows, counters in a narrow table of their own", countedApart);
   await measure("failed attempts with a retry due (the dispatcher's statement)", recorded, failedAttempts);

@@ -10,7 +10,8 @@ describe("prepared statements", () => {
   it("refuse a statement whose result columns are `*` (a migration adding a column would break it)", () => {
     expect(() => preparedStatement("bad_returning", "INSERT INTO t (a) VALUES ($1) RETURNING *")).toThrow(/names no columns/);
     expect(() => preparedStatement("bad_select", "SELECT * FROM t WHERE a = $1")).toThrow(/names no columns/);
-    // The rows of jsonb_to_recordset are declared in the statement itself.
+    // The rows of jsonb_to_recordset / json_to_recordset are declared in the statement itself.
     expect(() => preparedStatement("ok", "WITH i AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(a int)) SELECT a FROM i")).not.toThrow();
+    expect(() => preparedStatement("ok_json", "WITH i AS (SELECT * FROM json_to_recordset($1::json) AS r(a int)) SELECT a FROM i")).not.toThrow();
   });
 });

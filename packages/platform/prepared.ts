@@ -12,7 +12,7 @@ import type pg from "pg";
  * every connection that prepared it. `name` must be unique in the process.
  */
 export function preparedStatement(name: string, text: string): (values: unknown[]) => pg.QueryConfig {
-  if (/RETURNING\s+\*|SELECT\s+\*\s+FROM\s+(?!jsonb_to_recordset)/i.test(text)) {
+  if (/RETURNING\s+\*|SELECT\s+\*\s+FROM\s+(?!jsonb?_to_recordset)/i.test(text)) {
     throw new Error(`prepared statement ${name} names no columns (*): see prepared.ts`);
   }
   return (values) => ({ name, text, values });

@@ -87,10 +87,12 @@ export interface NewExecution {
 }
 
 // Hook rows are locked in id order, so batches counting on the same hooks never deadlock.
-const RECORD_EXECUTIONS = preparedStatement(
-  "dispatcher_record_executions",
-  `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+// The rows come as `json`, not `jsonb`: PostgreSQL reads them once, field by field, instead of
+// first building each row as a jsonb object (its keys sorted) to take it apart again; parsing the
+// argument was a sixth of the statement's cost (`perf record` of its backend under bench:webhooks),
+// and `npm run bench:record-cost` gives 5 µs less of its CPU per row in batches of 15.
+export const RECORD_EXECUTIONS_SQL = `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS r(
          id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,
          requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
          error text, next_attempt_at timestamptz)
@@ -115,10 +117,10 @@ const RECORD_EXECUTIONS = preparedStatement(
             i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
             COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
        FROM input i JOIN counted c ON c.id = i.hook_id
-     RETURNING id`,
-);
+     RETURNING id`;
+const RECORD_EXECUTIONS = preparedStatement("dispatcher_record_executions", RECORD_EXECUTIONS_SQL);
 
-/** Attempts as the rows of RECORD_EXECUTIONS's jsonb parameter, each with a new execution id. */
+/** Attempts as the rows of RECORD_EXECUTIONS's json parameter, each with a new execution id. */
 export function executionRows(attempts: NewExecution[]) {
   return attempts.map((e) => ({
     id: newId("exe"),
