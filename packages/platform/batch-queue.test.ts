@@ -120,7 +120,7 @@ describe("batch queue", () => {
       expect(sent).toEqual([[1], [2]]);
     });
 
-    it("lingerOnlyWhenBusy: a lone entry goes at once; entries behind a batch in flight wait for company", async () => {
+    it("lingerOnlyWhenBusy: a lone entry goes at once; entries behind a batch in flight, or just after one, wait for company", async () => {
       const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 40, lingerOnlyWhenBusy: true });
       queue.add(1);
       await tick();
@@ -134,10 +134,20 @@ describe("batch queue", () => {
       await wait(60);
       expect(sent).toEqual([[1], [2, 3]]);
       finishNext();
-      // Idle again: the next lone entry does not wait.
+      // Just after a batch finished (under load, the next entry comes at once): it waits for company.
       queue.add(4);
+      await wait(10);
+      queue.add(5);
       await tick();
-      expect(sent).toEqual([[1], [2, 3], [4]]);
+      expect(sent).toEqual([[1], [2, 3]]);
+      await wait(50);
+      expect(sent).toEqual([[1], [2, 3], [4, 5]]);
+      finishNext();
+      // Quiet for longer than the linger: the next lone entry does not wait.
+      await wait(50);
+      queue.add(6);
+      await tick();
+      expect(sent).toEqual([[1], [2, 3], [4, 5], [6]]);
     });
 
     it("lingerBelow: a batch that holds that many goes without lingering", async () => {
