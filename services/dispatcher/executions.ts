@@ -110,14 +110,15 @@ export const RECORD_EXECUTIONS_SQL = `WITH input AS (
          FROM totals t, locked l
         WHERE l.id = h.id AND t.hook_id = h.id AND t.tenant_id = h.tenant_id
        RETURNING h.id
+     ), recorded AS (
+       INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
+                               duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
+       SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url,
+              i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
+              COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
+         FROM input i JOIN counted c ON c.id = i.hook_id
      )
-     INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
-                             duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
-     SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url,
-            i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
-            COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
-       FROM input i JOIN counted c ON c.id = i.hook_id
-     RETURNING id`;
+     SELECT id FROM counted`;
 const RECORD_EXECUTIONS = preparedStatement("dispatcher_record_executions", RECORD_EXECUTIONS_SQL);
 
 /** Attempts as the rows of RECORD_EXECUTIONS's json parameter, each with a new execution id. */
@@ -147,15 +148,17 @@ export function executionRows(attempts: NewExecution[]) {
  * Records attempts and counts them on their hooks, all in one statement (the deliverer batches
  * concurrent attempts into one call). Answers, per attempt in order, its record, or null when
  * its hook no longer exists (deleted while the attempt ran): nothing is recorded for it then.
+ * The statement answers the hooks it counted on (an attempt is recorded exactly when its hook
+ * was), not a row per attempt.
  */
 export async function recordExecutions(db: Queryable, attempts: NewExecution[]): Promise<(Execution | null)[]> {
   const input = executionRows(attempts);
   const { rows } = await db.query<{ id: string }>(RECORD_EXECUTIONS([JSON.stringify(input)]));
+  const counted = new Set(rows.map((row) => row.id));
   // The records are answered from what was written, not read back: returning every column (two
   // timestamps formatted, the headers' jsonb printed and parsed again) cost PostgreSQL and the
   // dispatcher more per attempt than the insert, for an answer only test deliveries show.
-  const recorded = new Set(rows.map((row) => row.id));
-  return input.map((row, i) => (recorded.has(row.id) ? executionFromInput(row, attempts[i]) : null));
+  return input.map((row, i) => (counted.has(row.hook_id) ? executionFromInput(row, attempts[i]) : null));
 }
 
 function executionFromInput(row: { id: string; requested_at: string; next_attempt_at: string | null }, attempt: NewExecution): Execution {
