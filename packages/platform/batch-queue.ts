@@ -28,8 +28,9 @@ export interface BatchQueueLimits<E> {
    * finished. An entry added after a quiet `lingerMs` goes at once, as without `lingerMs`. For
    * writes a user waits on at the end (an event's webhooks): a lone entry pays no wait; under load,
    * each statement's fixed cost is spread wider. (Busy meaning only "a batch is out", the entry
-   * that came just after one finished went alone, and every other event intake statement under
-   * bench:webhooks carried one event: 734 of 900.)
+   * that came just after one finished went alone: under bench:webhooks's load every other event
+   * intake statement carried one event (63, 1, 15, 1, …); now one in three does (1, 63, 15, …),
+   * after a pause of more than the linger.)
    */
   lingerOnlyWhenBusy?: boolean;
   /** A batch that holds this many entries goes without lingering (default `maxItems`): where a backlog is, waiting adds nothing. */
