@@ -16,6 +16,7 @@ import { executionRows, RECORD_EXECUTIONS_SQL, recordExecutions, type NewExecuti
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
+import { newAttempt } from "../test/support/attempts.js";
 import { processCpuMs } from "./cpu-accounting.js";
 
 const BATCH = Number(process.env.BATCH ?? 8);
@@ -42,28 +43,9 @@ const backendCpuMs = () => processCpuMs(backend);
 
 const attempts = (): NewExecution[] => {
   const eventId = newId("evt");
-  return Array.from({ length: BATCH }, (_, i) => ({
-    tenantId,
-    hookId: hooks[i % HOOKS],
-    deliveryId: `${eventId}:${hooks[i % HOOKS]}:${i}`,
-    eventId,
-    eventKind: "order.created",
-    trigger: "event",
-    attempt: 1,
-    url: "http://127.0.0.1/",
-    result: {
-      requestedAt: new Date(),
-      durationMs: 1,
-      ok: true,
-      statusCode: 200,
-      responseBody: "",
-      responseHeaders: {},
-      error: null,
-      receiverFault: false,
-      aborted: false,
-    },
-    nextAttemptAt: null,
-  }));
+  return Array.from({ length: BATCH }, (_, i) =>
+    newAttempt({ tenantId, hookId: hooks[i % HOOKS], eventId, deliveryId: `${eventId}:${hooks[i % HOOKS]}:${i}` }),
+  );
 };
 
 // The same rows without the hooks' counters.

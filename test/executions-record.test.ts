@@ -9,6 +9,7 @@ import { newId } from "@waybill/platform/ids.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
+import { newAttempt } from "./support/attempts.js";
 
 let env: TestEnvironment;
 let pool: Pool;
@@ -30,29 +31,16 @@ afterAll(async () => {
 });
 
 function attempt(hookId: string, ok: boolean, answer: { body?: string; headers?: Record<string, string> } = {}): NewExecution {
-  const eventId = newId("evt");
-  return {
+  return newAttempt({
     tenantId: "ten_a",
     hookId,
-    deliveryId: `${eventId}:${hookId}`,
-    eventId,
-    eventKind: "order.created",
-    trigger: "event",
-    attempt: 1,
-    url: "http://127.0.0.1/",
-    result: {
-      requestedAt: new Date("2026-11-28T12:00:00.123Z"),
-      durationMs: 7,
-      ok,
-      statusCode: ok ? 200 : 503,
-      responseBody: answer.body ?? "",
-      responseHeaders: answer.headers ?? {},
-      error: null,
-      receiverFault: !ok,
-      aborted: false,
-    },
+    eventId: newId("evt"),
+    ok,
+    requestedAt: new Date("2026-11-28T12:00:00.123Z"),
+    responseBody: answer.body,
+    responseHeaders: answer.headers,
     nextAttemptAt: ok ? null : new Date("2026-11-28T12:01:00.000Z"),
-  };
+  });
 }
 
 describe("recording attempts", () => {
