@@ -1,10 +1,10 @@
 // The signing locks on a real PostgreSQL: held shared while an attempt reads and signs, so a
-// rotation waits; the read runs after the locks in the same round trip, as a statement prepared
+// rotation waits; the read runs after the locks in the same round trip, both statements prepared
 // once per connection (and again when the connection lost it); the locks and the connection are
 // let go once the transaction's COMMIT has run, which the attempt does not wait for, and at once
 // when the signing fails.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SIGNING_LOCK_SPACE, withSigningLocks, type LockedRead } from "../services/dispatcher/signing-lock.js";
+import { SIGNING_LOCK_SPACE, withSigningLocks, type PreparedCall } from "../services/dispatcher/signing-lock.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
@@ -33,7 +33,7 @@ async function rotationCouldLock(hookId: string): Promise<boolean> {
 }
 
 const allIdle = async () => (pool.totalCount === pool.idleCount ? true : undefined);
-const read = (argument: unknown): LockedRead => ({
+const read = (argument: unknown): PreparedCall => ({
   name: "signing_lock_test_read",
   text: "SELECT x.n, x.name FROM jsonb_to_recordset($1::jsonb) AS x(n int, name text) ORDER BY x.n",
   argument: JSON.stringify(argument),
@@ -81,7 +81,7 @@ describe("signing locks", () => {
 
   it("commits a batch at the head of the next one, on the same connection, or alone when none follows", async () => {
     const connect = vi.spyOn(pool, "connect");
-    const heldByMe: LockedRead = {
+    const heldByMe: PreparedCall = {
       name: "signing_lock_test_held",
       text: "SELECT count(*)::int AS held FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND $1::jsonb IS NOT NULL",
       argument: "{}",
@@ -104,7 +104,7 @@ describe("signing locks", () => {
 
   it("lets go of both batches' locks when the read that carries the first one's COMMIT fails", async () => {
     expect(await withSigningLocks(pool, ["hook_a"], read([{ n: 1, name: "first" }]), (rows) => rows)).toEqual([{ n: 1, name: "first" }]);
-    const broken: LockedRead = { ...read([]), argument: "not json" };
+    const broken: PreparedCall = { ...read([]), argument: "not json" };
     await expect(withSigningLocks(pool, ["hook_b"], broken, (rows) => rows)).rejects.toThrow(/json/i);
     await eventually(allIdle);
     expect(await rotationCouldLock("hook_a")).toBe(true);

@@ -2,7 +2,7 @@
 // it is now (status, url, sealed secret, since when it is active) and the last attempt of this
 // delivery; for a fan-out or a recovery, whether another delivery of its event reached the hook;
 // for a delivery of a per-entity queue, whether it is still in its queue. Read for many deliveries at once (the deliverer batches concurrent reads into one call).
-import type { LockedRead } from "./signing-lock.js";
+import type { PreparedCall } from "./signing-lock.js";
 import type { HookStatus } from "@waybill/contracts/limits/hooks.js";
 
 export interface DeliveryKey {
@@ -71,7 +71,7 @@ const DELIVERY_STATES_SQL = `SELECT d.n, h.url, h.status, h.secret_sealed, h.act
  * The read of `keys`' states, to run under their hooks' signing locks (withSigningLocks) until the
  * secrets read are used to sign, so that no rotation commits in between.
  */
-export function deliveryStatesRead(keys: DeliveryKey[]): LockedRead {
+export function deliveryStatesRead(keys: DeliveryKey[]): PreparedCall {
   return {
     name: "dispatcher_delivery_states",
     text: DELIVERY_STATES_SQL,

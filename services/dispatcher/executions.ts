@@ -90,7 +90,8 @@ export interface NewExecution {
 // The rows come as `json`, not `jsonb`: PostgreSQL reads them once, field by field, instead of
 // first building each row as a jsonb object (its keys sorted) to take it apart again; parsing the
 // argument was a sixth of the statement's cost (`perf record` of its backend under bench:webhooks),
-// and `npm run bench:record-cost` gives 5 µs less of its CPU per row in batches of 15.
+// and `npm run bench:record-cost`, in pairs, gives 2–5 µs less of its CPU per row (batches of 15
+// and 20; the bench itself moves ±10 µs on a busy machine).
 export const RECORD_EXECUTIONS_SQL = `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS r(
          id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,

@@ -15,17 +15,18 @@ import { textLiteral, type Pool, type PoolClient, type Queryable } from "@waybil
 export const SIGNING_LOCK_SPACE = 0x5716;
 
 /**
- * What an attempt reads under its hooks' signing locks: a statement of one jsonb parameter, run
- * as an SQL-level prepared statement (`name`, prepared once per connection), with its argument.
+ * A statement of one jsonb parameter, run as an SQL-level prepared statement (`name`, prepared
+ * once per connection), with its argument: the statement taking the signing locks, and what an
+ * attempt or the intake reads under them.
  */
-export interface LockedRead {
+export interface PreparedCall {
   name: string;
   /** The statement, its parameter written $1. */
   text: string;
   argument: string;
 }
 
-/** Connections that have prepared a locked read, by its name. */
+/** The statements each connection has prepared, by name. */
 const preparedOn = new WeakMap<object, Set<string>>();
 const UNDEFINED_PREPARED_STATEMENT = "26000";
 const DUPLICATE_PREPARED_STATEMENT = "42P05";
@@ -53,7 +54,7 @@ const LOCK_SUBSCRIBED_HOOKS_SQL = `SELECT l.id, pg_advisory_xact_lock_shared(${S
          ORDER BY h.id) l`;
 
 /** The statement that takes the signing locks of `hookIds` shared, and answers their ids (`id` per row). */
-export function lockHooks(hookIds: string[]): LockedRead {
+export function lockHooks(hookIds: string[]): PreparedCall {
   return { name: "dispatcher_lock_hooks", text: LOCK_HOOKS_SQL, argument: JSON.stringify(hookIds) };
 }
 
@@ -62,7 +63,7 @@ export function lockHooks(hookIds: string[]): LockedRead {
  * these kinds in these tenants, and answers their ids (`id` per row): what a later statement of
  * the transaction reads of those hooks may be signed with until the COMMIT.
  */
-export function lockSubscribedHooks(subscriptions: { tenantId: string; kind: string }[]): LockedRead {
+export function lockSubscribedHooks(subscriptions: { tenantId: string; kind: string }[]): PreparedCall {
   const pairs = new Map(subscriptions.map((s) => [`${s.tenantId}\n${s.kind}`, [s.tenantId, s.kind]]));
   return { name: "dispatcher_lock_subscribed_hooks", text: LOCK_SUBSCRIBED_HOOKS_SQL, argument: JSON.stringify([...pairs.values()]) };
 }
@@ -89,7 +90,7 @@ export interface Signed<T> {
  * pool when a COMMIT that went alone is done. Each round trip saved here is time every delivery
  * holds its hook's lane place before its request goes out.
  */
-export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: LockedRead, sign: (rows: unknown[]) => T): Promise<T> {
+export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: PreparedCall, sign: (rows: unknown[]) => T): Promise<T> {
   return (await signUnderLocks(pool, lockHooks(hookIds), read, sign)).value;
 }
 
@@ -99,8 +100,8 @@ export async function withSigningLocks<T>(pool: Pool, hookIds: string[], read: L
  */
 export async function signUnderLocks<T>(
   pool: Pool,
-  locks: LockedRead,
-  read: LockedRead,
+  locks: PreparedCall,
+  read: PreparedCall,
   sign: (rows: unknown[], lockRows: unknown[]) => T,
 ): Promise<Signed<T>> {
   const open = awaitingCommit.get(pool);
@@ -149,8 +150,8 @@ export async function signUnderLocks<T>(
  */
 async function lockedRead(
   client: PoolClient,
-  locks: LockedRead,
-  read: LockedRead,
+  locks: PreparedCall,
+  read: PreparedCall,
   commitBefore: ((error?: Error) => void) | undefined,
   retried = false,
 ): Promise<{ rows: unknown[]; lockRows: unknown[] }> {
