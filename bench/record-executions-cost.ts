@@ -3,16 +3,16 @@
 // inserted without the counters, with the foreign key to hooks they had until migration 012, and
 // without the two indexes only some reads use; and failed attempts with a retry due, alone and as
 // the deliverer records them (in a transaction that also checks for their entities' queues); and
-// the statement with its argument read as jsonb, as it was before 2026-11-28.
+// the statement as it was before 2026-11-28's evening, grouping each hook's totals itself.
 // Measured as the backend's own CPU (/proc/<pid>/stat of the connection's PostgreSQL process, so
 // PostgreSQL must run on this machine) per row, in batches of BATCH rows.
 // Run: node --conditions=@waybill/source --import tsx bench/record-executions-cost.ts
-//   (BATCH=8, BATCHES=1500 per variant; DATABASE_URL as for the tests; a database of its own, dropped at the end)
+//   (BATCH=8, BATCHES=1500 per variant, PAIRS=3 pairs of the statement now and before; DATABASE_URL as for the tests; a database of its own, dropped at the end)
 import pg from "pg";
 import { createPool, type PoolClient } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
-import { executionRows, RECORD_EXECUTIONS_SQL, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
+import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
@@ -60,9 +60,36 @@ const INSERT_ONLY = `INSERT INTO executions (id, tenant_id, hook_id, delivery_id
 const rowsOf = (batch: NewExecution[]) => JSON.stringify(executionRows(batch));
 const insertOnly = (batch: NewExecution[]) => db.query({ name: "bench_insert_only", text: INSERT_ONLY, values: [rowsOf(batch)] });
 
-// The dispatcher's statement as it was until 2026-11-28: its argument read as jsonb.
-const WITH_JSONB = RECORD_EXECUTIONS_SQL.replace("json_to_recordset($1::json)", "jsonb_to_recordset($1::jsonb)");
-const withJsonb = (batch: NewExecution[]) => db.query({ name: "bench_record_jsonb", text: WITH_JSONB, values: [rowsOf(batch)] });
+// The dispatcher's statement as it was until 2026-11-28 (evening): each hook's totals grouped
+// from the rows by the statement itself, not sent summed as a second parameter.
+const GROUPED_TOTALS = `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS r(
+         id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,
+         requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
+         error text, next_attempt_at timestamptz)
+     ), totals AS (
+       SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at,
+              min(requested_at) FILTER (WHERE ok = 0) AS first_failed_at
+         FROM input GROUP BY tenant_id, hook_id
+     ), locked AS (
+       SELECT h.id FROM hooks h JOIN totals t ON t.tenant_id = h.tenant_id AND t.hook_id = h.id ORDER BY h.id FOR NO KEY UPDATE OF h
+     ), counted AS (
+       UPDATE hooks h SET success_count = h.success_count + t.ok, error_count = h.error_count + t.failed,
+              last_run_at = GREATEST(COALESCE(h.last_run_at, t.last_run_at), t.last_run_at),
+              failing_since = CASE WHEN t.ok > 0 THEN NULL ELSE COALESCE(h.failing_since, t.first_failed_at) END
+         FROM totals t, locked l
+        WHERE l.id = h.id AND t.hook_id = h.id AND t.tenant_id = h.tenant_id
+       RETURNING h.id
+     ), recorded AS (
+       INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
+                               duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
+       SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url,
+              i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
+              COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
+         FROM input i JOIN counted c ON c.id = i.hook_id
+     )
+     SELECT id FROM counted`;
+const groupedTotals = (batch: NewExecution[]) => db.query({ name: "bench_record_grouped", text: GROUPED_TOTALS, values: [rowsOf(batch)] });
 
 // The counters kept in a narrow table of their own (hook_counters), as the hooks' row keeps them
 // now: a smaller row to write again at each batch, and fewer indexes on it.
@@ -118,9 +145,9 @@ try {
   const recorded = (batch: NewExecution[]) => recordExecutions(db, batch);
   await measure("warm-up (the dispatcher's statement)", recorded);
   // In pairs: on a busy machine the same variant moves ±10 µs between two measures.
-  for (let pair = 0; pair < 3; pair++) {
+  for (let pair = 0; pair < Number(process.env.PAIRS ?? 3); pair++) {
     await measure("the dispatcher's statement (rows + hook counters)", recorded);
-    await measure("  … its argument read as jsonb (before 2026-11-28)", withJsonb);
+    await measure("  … its hooks' totals grouped by the statement (before)", groupedTotals);
   }
   await measure("the same rows without the counters", insertOnly);
   await measure("the rows, counters in a narrow table of their own", countedApart);

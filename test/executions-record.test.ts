@@ -61,6 +61,32 @@ describe("recording attempts", () => {
     expect((hook.rows[0].last_run_at as Date).toISOString()).toBe("2026-11-28T12:00:00.123Z");
   });
 
+  it("counts a batch of failures from its first failure, and its last attempt as the hook's last run", async () => {
+    await pool.query(
+      "INSERT INTO hooks (id, tenant_id, name, url, on_kind, status, ordering, secret_sealed, secret_last_rotated_at, active_since) VALUES ('hook_failing', 'ten_a', 'f', 'http://127.0.0.1/', 'order.created', 'active', 'none', 'sealed', now(), now())",
+    );
+    const at = (iso: string) =>
+      newAttempt({
+        tenantId: "ten_a",
+        hookId: "hook_failing",
+        eventId: newId("evt"),
+        ok: false,
+        requestedAt: new Date(iso),
+        nextAttemptAt: new Date(Date.parse(iso) + 60_000),
+      });
+    // Not in time order within the batch: the attempts' records come in as their answers do.
+    await recordExecutions(pool, [at("2026-11-28T12:00:02.000Z"), at("2026-11-28T12:00:01.500Z"), at("2026-11-28T12:00:03.250Z")]);
+    const hook = await pool.query("SELECT success_count, error_count, last_run_at, failing_since FROM hooks WHERE id = 'hook_failing'");
+    expect(hook.rows[0]).toMatchObject({ success_count: "0", error_count: "3" });
+    expect((hook.rows[0].last_run_at as Date).toISOString()).toBe("2026-11-28T12:00:03.250Z");
+    expect((hook.rows[0].failing_since as Date).toISOString()).toBe("2026-11-28T12:00:01.500Z");
+
+    // A later batch with one success among failures ends the streak; the counts add up.
+    await recordExecutions(pool, [at("2026-11-28T12:00:04.000Z"), attempt("hook_failing", true)]);
+    const after = await pool.query("SELECT success_count, error_count, failing_since FROM hooks WHERE id = 'hook_failing'");
+    expect(after.rows[0]).toEqual({ success_count: "1", error_count: "4", failing_since: null });
+  });
+
   it("writes a tricky answer exactly as it came", async () => {
     const body = 'ok "quoted" \\ back\\slash \u{1F680} }, {"id": "x"} $waybill$';
     const headers = { "content-type": "text/plain; charset=utf-8", "x-odd": 'a "b" \\ c', "x-emoji": "\u{1F680}" };
