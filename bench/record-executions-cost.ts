@@ -12,7 +12,7 @@ import pg from "pg";
 import { createPool, type PoolClient } from "@waybill/platform/db.js";
 import { newId } from "@waybill/platform/ids.js";
 import { migrate } from "@waybill/platform/migrations.js";
-import { executionRows, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
+import { executionRows, RECORD_EXECUTIONS_SQL, recordExecutions, type NewExecution } from "../services/dispatcher/executions.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { orderRecordedRetries } from "../services/dispatcher/ordered-redelivery.js";
 import { createTestEnvironment } from "../test/support/environment.js";
@@ -62,33 +62,22 @@ const insertOnly = (batch: NewExecution[]) => db.query({ name: "bench_insert_onl
 
 // The dispatcher's statement as it was until 2026-11-28 (evening): each hook's totals grouped
 // from the rows by the statement itself, not sent summed as a second parameter.
-const GROUPED_TOTALS = `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(
-         id text, tenant_id text, hook_id text, delivery_id text, event_id text, event_kind text, trigger text, attempt int,
-         requested_at timestamptz, url text, duration_ms int, ok int, status_code int, response_body text, response_headers jsonb,
-         error text, next_attempt_at timestamptz)
-     ), totals AS (
-       SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at,
-              min(requested_at) FILTER (WHERE ok = 0) AS first_failed_at
-         FROM input GROUP BY tenant_id, hook_id
-     ), locked AS (
-       SELECT h.id FROM hooks h JOIN totals t ON t.tenant_id = h.tenant_id AND t.hook_id = h.id ORDER BY h.id FOR NO KEY UPDATE OF h
-     ), counted AS (
-       UPDATE hooks h SET success_count = h.success_count + t.ok, error_count = h.error_count + t.failed,
-              last_run_at = GREATEST(COALESCE(h.last_run_at, t.last_run_at), t.last_run_at),
-              failing_since = CASE WHEN t.ok > 0 THEN NULL ELSE COALESCE(h.failing_since, t.first_failed_at) END
-         FROM totals t, locked l
-        WHERE l.id = h.id AND t.hook_id = h.id AND t.tenant_id = h.tenant_id
-       RETURNING h.id
-     ), recorded AS (
-       INSERT INTO executions (id, tenant_id, hook_id, delivery_id, event_id, event_kind, trigger, attempt, requested_at, url,
-                               duration_ms, outcome, status_code, response_body, response_headers, error, next_attempt_at)
-       SELECT i.id, i.tenant_id, i.hook_id, i.delivery_id, i.event_id, i.event_kind, i.trigger, i.attempt, i.requested_at, i.url,
-              i.duration_ms, CASE WHEN i.ok = 1 THEN 'succeeded' ELSE 'failed' END, i.status_code, i.response_body,
-              COALESCE(i.response_headers, '{}'::jsonb), i.error, i.next_attempt_at
-         FROM input i JOIN counted c ON c.id = i.hook_id
-     )
-     SELECT id FROM counted`;
+// Made from the statement of now, so that the two differ only there: the rows (the columns the
+// insert reads) become an `input` CTE the totals are grouped from.
+const INPUT_COLUMNS = RECORD_EXECUTIONS_SQL.match(/json_to_recordset\(\$1::json\) AS i\(([^)]*)\)/)![1];
+const GROUPED_TOTALS = RECORD_EXECUTIONS_SQL.replace(
+  /^WITH totals AS \([^)]*\)[^)]*\)[^)]*\)/,
+  `WITH input AS (SELECT * FROM json_to_recordset($1::json) AS r(${INPUT_COLUMNS})),
+   totals AS (
+     SELECT tenant_id, hook_id, sum(ok) AS ok, sum(1 - ok) AS failed, max(requested_at) AS last_run_at,
+            min(requested_at) FILTER (WHERE ok = 0) AS first_failed_at
+       FROM input GROUP BY tenant_id, hook_id
+   )`,
+).replace(
+  /FROM json_to_recordset\(\$1::json\) AS i\([^)]*\)\s*WHERE i\.hook_id IN \(SELECT id FROM counted\)/,
+  "FROM input i JOIN counted c ON c.id = i.hook_id",
+);
+if (GROUPED_TOTALS.includes("$2") || !GROUPED_TOTALS.includes("GROUP BY")) throw new Error("the grouped variant no longer matches executions.ts's statement");
 const groupedTotals = (batch: NewExecution[]) => db.query({ name: "bench_record_grouped", text: GROUPED_TOTALS, values: [rowsOf(batch)] });
 
 // The counters kept in a narrow table of their own (hook_counters), as the hooks' row keeps them
