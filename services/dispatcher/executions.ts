@@ -94,7 +94,7 @@ export interface NewExecution {
 // and 20; the bench itself moves ±10 µs on a busy machine). Each hook's totals come summed
 // ($2, `hookTotals`) rather than grouped from the rows by the statement: without the aggregate
 // and its join the statement cost about 4 µs less per row, of 36–56 (bench:record-cost, batches
-// of 15: lower in 9 of 12 pairs).
+// of 15: lower in 10 of 12 pairs).
 export const RECORD_EXECUTIONS_SQL = `WITH totals AS (
        SELECT * FROM json_to_recordset($2::json) AS t(
          tenant_id text, hook_id text, ok int, failed int, last_run_at timestamptz, first_failed_at timestamptz)
