@@ -53,13 +53,29 @@ describe("a hook whose receiver stays down", () => {
     expect(failedRequests).toBeLessThan(EVENTS); // held back, not attempted one by one
 
     down = false;
-    // A probe goes out when the breaker lets one through; once it succeeds the rest follow.
-    await eventually(async () => (new Set(accepted).size >= EVENTS ? true : undefined), 60_000);
-    const events = (await call(`/events?kind=customer.created&limit=100`)).body.data as { id: string; customerId: string }[];
-    const ours = events.filter((e) => customers.has(e.customerId)).map((e) => e.id);
+    const upAt = new Date();
+    const ourEvents = async () =>
+      ((await call(`/events?kind=customer.created&limit=100`)).body.data as { id: string; customerId: string }[])
+        .filter((e) => customers.has(e.customerId))
+        .map((e) => e.id);
+    // A probe goes out when the breaker lets one through; once it succeeds the rest follow. When
+    // some never arrive, say what became of them: their attempts and whether they are parked.
+    await eventually(async () => (new Set(accepted).size >= EVENTS ? true : undefined), 60_000).catch(async (error: Error) => {
+      const missing = (await ourEvents()).filter((id) => !accepted.includes(id));
+      const { rows } = await db.query(
+        `SELECT e.event_id, e.attempt, e.outcome, e.status_code, e.requested_at, e.next_attempt_at,
+                EXISTS (SELECT 1 FROM ${DISPATCHER_SCHEMA}.parked_deliveries p WHERE p.delivery_id = e.delivery_id) AS parked
+           FROM ${DISPATCHER_SCHEMA}.executions e WHERE e.event_id = ANY($1) ORDER BY e.event_id, e.attempt`,
+        [missing],
+      );
+      throw new Error(
+        `${error.message}; receiver up since ${upAt.toISOString()}; not accepted: ${JSON.stringify(missing)}; their attempts: ${JSON.stringify(rows)}`,
+      );
+    });
+    const ours = await ourEvents();
     expect(ours).toHaveLength(EVENTS);
     expect([...accepted].sort()).toEqual([...ours].sort()); // each event accepted once, none twice
     expect(await parkedCount(hook.id)).toBe(0);
     expect(await metric(stack.dispatcher.opsPort, /^waybill_webhook_parked_released_total\b/)).toBeGreaterThanOrEqual(EVENTS - 8);
-  });
+  }, 120_000); // both waits and the report of a failure
 });
