@@ -69,7 +69,7 @@ describe("a hook whose receiver stays down", () => {
         [missing],
       );
       throw new Error(
-        `${error.message}; receiver up since ${upAt.toISOString()}; not accepted: ${JSON.stringify(missing)}; their attempts: ${JSON.stringify(rows)}`,
+        `${error.message}; receiver up since ${upAt.toISOString()}; not accepted: ${JSON.stringify(missing)}; their attempts: ${JSON.stringify(rows)}; still parked: ${await parkedCount(hook.id)}`,
       );
     });
     const ours = await ourEvents();
