@@ -204,10 +204,12 @@ describe.concurrent("a perEntity hook after an outage", () => {
     // ready's attempt is on its way (the receiver has not answered): nothing is recorded yet.
     await turnOrderingOn(w.call, hook.id);
     expect(await executionsOf(w.call, hook.id)).toEqual([]);
+    // Healthy before the held answer (503, decided when the attempt arrived) goes out: the copy its
+    // record queues is sent at once, before a poll could see the failure and make it healthy then.
+    w.down(0);
     gate.open();
     // Its record sees the hook ordered and puts its retry in its entity's queue, sent now.
     await failureRecorded(w.call, hook.id);
-    w.down(0);
     await laterEventsWaitForReady(w, orderId);
   }, 90_000);
 });
