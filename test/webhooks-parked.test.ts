@@ -21,8 +21,12 @@ describe("a hook whose receiver stays down", () => {
   const accepted: string[] = [];
 
   beforeAll(async () => {
-    // Parked once a delivery would wait a second for the breaker (5 minutes by default).
-    stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_PARK_AFTER: "1s" } });
+    // Parked once a delivery would wait a second for the breaker (5 minutes by default). Retries
+    // 5 s apart: the breaker's trial 5 s after it opened may be the second attempt of one of the
+    // first failures, and when parking took the test longer than that (a busy machine), the
+    // receiver was still down for it; by the default schedule its next attempt came 5 minutes
+    // later, after this test's minute (1 CI run in ~15; always with the receiver down 6 s longer).
+    stack = await startStack({ extraEnv: { ...LOOPBACK_RECEIVERS, WEBHOOK_PARK_AFTER: "1s", WEBHOOK_RETRY_SCHEDULE: "5s,5s,5s,5s,5s,5s,5s" } });
     call = client(stack);
     receiver = await startReceiver((_index, request) => {
       if (down) return { status: 503, body: "down" };
