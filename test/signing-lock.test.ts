@@ -4,7 +4,7 @@
 // let go once the transaction's COMMIT has run, which the attempt does not wait for, and at once
 // when the signing fails.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SIGNING_LOCK_SPACE, withSigningLocks, type PreparedCall } from "../services/dispatcher/signing-lock.js";
+import { lockHooks, SIGNING_LOCK_SPACE, signUnderLocks, withSigningLocks, type PreparedCall } from "../services/dispatcher/signing-lock.js";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 import { eventually } from "./support/http.js";
@@ -121,5 +121,49 @@ describe("signing locks", () => {
     ).rejects.toThrow("secret unavailable");
     await eventually(allIdle);
     expect(await rotationCouldLock("hook_a")).toBe(true);
+  });
+});
+
+describe("signing locks of batches in flight side by side", () => {
+  it("commits each: one whose read comes back while another waits for its COMMIT does not take that one's place", async () => {
+    const two = createPool({ databaseUrl: env.databaseUrl, schema: "public", max: 2, applicationName: "signing-lock-test-two" });
+    // Both batches' reads answer in the same turn of the event loop (held until both are back),
+    // as two connections' answers do when they arrive together: the second finds the first
+    // waiting for its COMMIT.
+    const held: (() => void)[] = [];
+    const together = <T>(answer: Promise<T>) =>
+      new Promise<T>((resolve, reject) =>
+        answer.then((value) => {
+          held.push(() => resolve(value));
+          if (held.length === 2) for (const release of held.splice(0)) release();
+        }, reject),
+      );
+    const wrapped = new WeakSet<object>();
+    const connect = two.connect.bind(two);
+    vi.spyOn(two, "connect").mockImplementation((async () => {
+      const client = await connect();
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (...args: unknown[]) =>
+          typeof args[0] === "string" && args[0].includes("EXECUTE") ? together(query(...args)) : query(...args);
+      }
+      return client;
+    }) as typeof two.connect);
+    try {
+      const signed = await Promise.all([
+        signUnderLocks(two, lockHooks(["hook_x", "hook_y"]), read([{ n: 1, name: "first" }]), (rows) => rows),
+        signUnderLocks(two, lockHooks(["hook_x", "hook_z"]), read([{ n: 2, name: "second" }]), (rows) => rows),
+      ]);
+      expect(signed.map((s) => s.value)).toEqual([[{ n: 1, name: "first" }], [{ n: 2, name: "second" }]]);
+      // Both transactions commit: neither is left open, holding its locks and its connection.
+      const neverCommitted = new Promise((_, reject) => setTimeout(() => reject(new Error("a transaction was never committed")), 5_000).unref());
+      await Promise.race([Promise.all(signed.map((s) => s.committed)), neverCommitted]);
+      await eventually(async () => (two.totalCount === two.idleCount ? true : undefined));
+      for (const hook of ["hook_x", "hook_y", "hook_z"]) expect(await rotationCouldLock(hook)).toBe(true);
+    } finally {
+      // A transaction left open keeps its connection: do not wait for it.
+      await Promise.race([two.end(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    }
   });
 });

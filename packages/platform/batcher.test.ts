@@ -54,3 +54,33 @@ describe("batcher", () => {
     await expect(down(1)).rejects.toThrow("down");
   });
 });
+
+describe("batcher with batches in flight side by side", () => {
+  /** Two batches out at once, the second answering first; the order items were answered in. */
+  async function answeredOrder(inOrder: boolean): Promise<number[]> {
+    const gates: (() => void)[] = [];
+    const echo = createBatcher(
+      async (items: number[]) => {
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return items;
+      },
+      { maxBatch: 2, maxConcurrent: 2, inOrder },
+    );
+    const order: number[] = [];
+    const all = [1, 2, 3, 4].map((i) => echo(i).then((value) => order.push(value)));
+    while (gates.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    gates[1](); // the second batch's statement comes back first
+    await new Promise((resolve) => setImmediate(resolve));
+    gates[0]();
+    await Promise.all(all);
+    return order;
+  }
+
+  it("answers batches in the order they went when asked to, even when a later one came back first", async () => {
+    expect(await answeredOrder(true)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("otherwise answers each batch as soon as it is back", async () => {
+    expect(await answeredOrder(false)).toEqual([3, 4, 1, 2]);
+  });
+});

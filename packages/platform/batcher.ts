@@ -20,6 +20,12 @@ export interface BatcherOptions<I = unknown> {
   lingerOnlyWhenBusy?: boolean;
   /** A batch of this many items goes without lingering (batch-queue.ts). */
   lingerBelow?: number;
+  /**
+   * With batches in flight side by side: each batch's items are answered only after every earlier
+   * batch's were, even when its statement came back first, for callers that go on in the order
+   * they submitted. A batch waiting for an earlier one holds its place in flight meanwhile.
+   */
+  inOrder?: boolean;
 }
 
 /**
@@ -27,25 +33,13 @@ export interface BatcherOptions<I = unknown> {
  * batch fails each of its items' promises.
  */
 export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: BatcherOptions<I> = {}): (item: I) => Promise<O> {
+  /** Settles once the last batch sent has answered its items (inOrder). */
+  let lastAnswered: Promise<void> = Promise.resolve();
   const queue = createBatchQueue<Waiting<I, O>>(
     (batch, done) => {
-      run(batch.map((entry) => entry.item))
-        .then((results) => {
-          if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
-          for (const [i, entry] of batch.entries()) entry.resolve(results[i]);
-        })
-        .catch(async (error) => {
-          // One bad item must not fail the others: a batch that fails is tried again item by
-          // item, so only the item that fails alone is rejected.
-          if (batch.length === 1) return batch[0].reject(error);
-          for (const entry of batch) {
-            await run([entry.item]).then(
-              (results) => entry.resolve(results[0]),
-              (alone) => entry.reject(alone),
-            );
-          }
-        })
-        .finally(done);
+      const earlier = options.inOrder ? lastAnswered : undefined;
+      const answered = answer(batch, earlier).finally(done);
+      if (options.inOrder) lastAnswered = answered;
     },
     {
       maxItems: options.maxBatch ?? DEFAULT_MAX_BATCH,
@@ -56,6 +50,34 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       lingerBelow: options.lingerBelow,
     },
   );
+
+  /** Runs the batch and answers its items, after `earlier` has settled when given. Never rejects. */
+  async function answer(batch: Waiting<I, O>[], earlier: Promise<void> | undefined): Promise<void> {
+    let results: O[] | undefined;
+    let failure: unknown;
+    try {
+      results = await run(batch.map((entry) => entry.item));
+      if (results.length !== batch.length) throw new Error(`batch answered ${results.length} results for ${batch.length} items`);
+    } catch (error) {
+      results = undefined;
+      failure = error;
+    }
+    await earlier;
+    if (results !== undefined) {
+      for (const [i, entry] of batch.entries()) entry.resolve(results[i]);
+      return;
+    }
+    // One bad item must not fail the others: a batch that fails is tried again item by item, so
+    // only the item that fails alone is rejected.
+    if (batch.length === 1) return batch[0].reject(failure);
+    for (const entry of batch) {
+      await run([entry.item]).then(
+        (alone) => entry.resolve(alone[0]),
+        (alone) => entry.reject(alone),
+      );
+    }
+  }
+
   return (item) => new Promise<O>((resolve, reject) => queue.add({ item, resolve, reject }));
 }
 

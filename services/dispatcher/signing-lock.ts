@@ -35,7 +35,8 @@ const DUPLICATE_PREPARED_STATEMENT = "42P05";
  * A transaction whose signing is done and whose COMMIT has not been sent yet, per pool: the next
  * batch's statement begins with that COMMIT (one write and one statement fewer per batch under
  * load), or, when no batch follows in the same turn of the event loop, the COMMIT goes alone.
- * `settle` settles the transaction's `committed` promise.
+ * `settle` settles the transaction's `committed` promise. One per pool: with batches in flight
+ * side by side (the event intake), one done while another waits here commits alone.
  */
 const awaitingCommit = new WeakMap<Pool, { client: PoolClient; alone: NodeJS.Immediate; settle: (error?: Error) => void }>();
 
@@ -124,9 +125,14 @@ export async function signUnderLocks<T>(
     settle = (error) => (error ? reject(error) : resolve());
   });
   committed.catch(() => {}); // read-only callers do not wait for it
+  // Another transaction may be waiting for its COMMIT already (batches in flight side by side):
+  // then this one commits alone, and the other keeps its place at the head of the next batch.
+  const registered = !awaitingCommit.has(pool);
   const alone = setImmediate(() => {
-    if (awaitingCommit.get(pool)?.client !== client) return;
-    awaitingCommit.delete(pool);
+    if (registered) {
+      if (awaitingCommit.get(pool)?.client !== client) return;
+      awaitingCommit.delete(pool);
+    }
     // A failed COMMIT drops the connection; the caller learns of it through `committed`.
     client.query("COMMIT").then(
       () => {
@@ -139,7 +145,7 @@ export async function signUnderLocks<T>(
       },
     );
   });
-  awaitingCommit.set(pool, { client, alone, settle });
+  if (registered) awaitingCommit.set(pool, { client, alone, settle });
   return { value, committed };
 }
 
