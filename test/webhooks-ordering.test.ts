@@ -123,6 +123,24 @@ describe("a hook with ordering perEntity", () => {
     expect(retried).toBe(failing.size * (PER_ORDER / 3) * 2);
   });
 
+  it("keeps each order's events in order when they come in a burst, taken in by statements side by side", async () => {
+    const orders = Array.from({ length: 5 }, () => `ord_${randomBytes(6).toString("hex")}`);
+    const PER_ORDER = 40;
+    const target = await orderedReceiver(async () => 200);
+    await createHook(call, { url: target.receiver.url, on: "order.status.changed", ordering: "perEntity" } as never);
+    // Published at once, in the order they occur: the intake takes them in by several statements,
+    // two in flight at a time, each order's events spread over them.
+    const published: Promise<void>[] = [];
+    for (let n = 0; n < PER_ORDER; n++) for (const orderId of orders) published.push(publishStatusChange(orderId, n));
+    await Promise.all(published);
+    await eventually(async () => (orders.every((o) => (target.delivered.get(o)?.length ?? 0) === PER_ORDER) ? true : undefined), 30_000);
+    const inOrder = Array.from({ length: PER_ORDER }, (_, n) => n);
+    for (const orderId of orders) {
+      expect(target.delivered.get(orderId), orderId).toEqual(inOrder);
+      expect(target.maxInFlight.get(orderId), orderId).toBe(1);
+    }
+  });
+
   it("sends what waits behind a held event once ordering is turned off", async () => {
     const held = createGate();
     const orderId = `ord_${randomBytes(6).toString("hex")}`;
