@@ -62,7 +62,7 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       results = undefined;
       failure = error;
     }
-    await earlier;
+    if (earlier) await earlier;
     if (results !== undefined) {
       for (const [i, entry] of batch.entries()) entry.resolve(results[i]);
       return;
