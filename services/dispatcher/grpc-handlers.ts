@@ -15,6 +15,7 @@ import { recoverHook } from "./recover.js";
 import { retryExecution } from "./redelivery.js";
 import type { SecretBox } from "./secrets.js";
 import { testHook } from "./test-delivery.js";
+import type { HookChanges } from "./hook-changes.js";
 
 export interface DispatcherHandlerDeps {
   pool: Pool;
@@ -22,6 +23,8 @@ export interface DispatcherHandlerDeps {
   secrets: SecretBox;
   deliverer: Deliverer;
   checkUrl?: HookUrlCheck;
+  /** Told of each change of a hook once it has committed, before the answer (hook-changes.ts). */
+  hookChanges?: Pick<HookChanges, "changed">;
 }
 
 export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logger): DispatcherServiceServer {
@@ -58,22 +61,27 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       return { data: page.data.map(hookMessage), nextCursor: page.nextCursor ?? undefined };
     }),
     getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
-    updateHook: unary(logger, async (request) => ({
-      hook: hookMessage(
-        await updateHook(deps, request.tenantId, request.id, {
-          name: request.name,
-          url: request.url,
-          on: request.on,
-          status: request.status,
-          ordering: request.ordering,
-        }),
-      ),
-    })),
+    updateHook: unary(logger, async (request) => {
+      const updated = await updateHook(deps, request.tenantId, request.id, {
+        name: request.name,
+        url: request.url,
+        on: request.on,
+        status: request.status,
+        ordering: request.ordering,
+      });
+      deps.hookChanges?.changed();
+      return { hook: hookMessage(updated) };
+    }),
     deleteHook: unary(logger, async (request) => {
       await deleteHook(pool, request.tenantId, request.id);
+      deps.hookChanges?.changed();
       return {};
     }),
-    rotateHookSecret: unary(logger, async (request) => rotateHookSecret(deps, request.tenantId, request.id)),
+    rotateHookSecret: unary(logger, async (request) => {
+      const rotated = await rotateHookSecret(deps, request.tenantId, request.id);
+      deps.hookChanges?.changed();
+      return rotated;
+    }),
     testHook: unary(logger, async (request) => ({ execution: executionMessage(await testHook(deps, request.tenantId, request.id)) })),
     listExecutions: unary(logger, async (request) => {
       const page = await listExecutions(pool, request.tenantId, request.hookId, pageLimit(request.limit), request.cursor);

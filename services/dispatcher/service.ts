@@ -225,7 +225,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
       [
         DispatcherServiceService,
         dispatcherGrpcHandlers(
-          { pool, topology: bus.topology, secrets, deliverer, checkUrl: createHookUrlCheck(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) },
+          { pool, topology: bus.topology, secrets, deliverer, checkUrl: createHookUrlCheck(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS), hookChanges },
           logger,
         ),
       ],
