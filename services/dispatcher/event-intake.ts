@@ -36,10 +36,10 @@ export const EVENT_INTAKE_MAX_BATCH = 500;
  * PostgreSQL backend, and its intake stayed further below the gateway's rate: bench:devices'
  * readings processed / ingested, one bench after the other, 0.75 (0.75, 0.74, 0.76) with one and
  * 0.81 (0.82, 0.81, 0.80) with two, the backlog left after the gateway phase taken in 3.4 s and
- * 2.5 s; three did no better than two. Their answers are taken in the order the batches went (the batcher's
- * `inOrder`): ordered deliveries join their entities' queues in the order events were taken in.
- * The statements do not wait for each other: the signing locks are shared, and an event in both
- * (a redelivery) waits for the other's COMMIT, which waits for no answer to be taken in.
+ * 2.5 s; three did no better than two. Their answers are taken in the order the batches went
+ * (the batcher's `inOrder`): ordered deliveries join their entities' queues in the order events
+ * were taken in. The statements do not wait for each other: the signing locks are shared, and an
+ * event in both (a redelivery) waits for the other's COMMIT, which waits for no answer.
  */
 export const EVENT_INTAKE_MAX_CONCURRENT = 2;
 

@@ -21,9 +21,10 @@ export interface HookChanges {
   mark(): number | undefined;
   /**
    * A change of a hook made by this process has committed: moves the mark now, before the caller
-   * answers. Its notification comes a little later; a delivery taken in between was sent with
-   * what the intake had signed (a paused hook got 3 of 12 queued deliveries, in 2 of 9 busy runs
-   * of test/webhooks-delivery.test.ts). Other replicas still learn of it by the notification.
+   * answers. Its notification comes a little later, and a delivery taken in between could go out
+   * with what the intake had signed (a paused hook's receiver got 3 of 12 queued deliveries after
+   * the pause in 2 of 9 busy runs of test/webhooks-delivery.test.ts, none in 5 since). Other
+   * replicas, and the auto-disable (no one waits on its answer), learn of it by the notification.
    */
   changed(): void;
   stop(): Promise<void>;
