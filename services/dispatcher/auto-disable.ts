@@ -9,6 +9,7 @@ import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
+import type { HookChanges } from "./hook-changes.js";
 
 export const AUTO_DISABLED_METRIC = "waybill_webhooks_auto_disabled_total";
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
@@ -49,8 +50,18 @@ export async function disableFailingHooks(pool: Pool, topology: Topology, disabl
   });
 }
 
+export interface AutoDisableDeps {
+  pool: Pool;
+  topology: Topology;
+  logger: Logger;
+  disableAfterMs: number;
+  registry?: Registry;
+  /** Told once the pauses have committed, so that what the intake signed for those hooks is not sent. */
+  hookChanges?: Pick<HookChanges, "changed">;
+}
+
 /** Runs the check periodically until stopped. */
-export function startAutoDisable(deps: { pool: Pool; topology: Topology; logger: Logger; disableAfterMs: number; registry?: Registry }): () => Promise<void> {
+export function startAutoDisable(deps: AutoDisableDeps): () => Promise<void> {
   const paused = new Counter({
     name: AUTO_DISABLED_METRIC,
     help: "Hooks the system paused because every delivery failed for WEBHOOK_DISABLE_AFTER",
@@ -60,6 +71,7 @@ export function startAutoDisable(deps: { pool: Pool; topology: Topology; logger:
   const timer = setInterval(() => {
     running = disableFailingHooks(deps.pool, deps.topology, deps.disableAfterMs).then(
       (disabled) => {
+        if (disabled.length > 0) deps.hookChanges?.changed();
         paused.inc(disabled.length);
         for (const hook of disabled)
           deps.logger.warn({ hookId: hook.id, tenantId: hook.tenantId }, "hook paused: every delivery failed for WEBHOOK_DISABLE_AFTER");

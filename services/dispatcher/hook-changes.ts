@@ -23,8 +23,8 @@ export interface HookChanges {
    * A change of a hook made by this process has committed: moves the mark now, before the caller
    * answers. Its notification comes a little later, and a delivery taken in between could go out
    * with what the intake had signed (a paused hook's receiver got 3 of 12 queued deliveries after
-   * the pause in 2 of 9 busy runs of test/webhooks-delivery.test.ts, none in 5 since). Other
-   * replicas, and the auto-disable (no one waits on its answer), learn of it by the notification.
+   * the pause in 2 of 9 busy runs of test/webhooks-delivery.test.ts, none in 5 since). The
+   * auto-disable calls it too. Other replicas learn of the change by its notification.
    */
   changed(): void;
   stop(): Promise<void>;

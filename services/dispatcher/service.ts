@@ -164,7 +164,9 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const relay = createOutboxRelay({ pool, bus, schema: DISPATCHER_SCHEMA, logger });
     await relay.start();
     runtime.defer(relay.stop);
-    runtime.defer(startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER, registry: ops.registry }));
+    runtime.defer(
+      startAutoDisable({ pool, topology: bus.topology, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER, registry: ops.registry, hookChanges }),
+    );
     runtime.defer(
       startRetention({
         pool,
