@@ -42,7 +42,7 @@ const statusOf = async (id: string) => (await pool.query<{ status: string }>("SE
 describe("auto-disable and the hooks' mark", () => {
   it("moves the mark once a pause has committed, and not while no hook was paused", async () => {
     const healthy = await insertHook(null);
-    /** The status each hook had when the mark moved, read on another connection: the pause must be visible then. */
+    /** The status each hook had when the mark moved (read then; while the pause's transaction were open, on the pool's other connection, it would not show). */
     const seenAtChange: { failing: string; healthy: string }[] = [];
     /** One read per call of `changed`, started at the call. */
     const pending: Promise<void>[] = [];
