@@ -9,7 +9,7 @@ import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
-import type { HookChanges } from "./hook-changes.js";
+import type { HookChangeSignal } from "./hooks.js";
 
 export const AUTO_DISABLED_METRIC = "waybill_webhooks_auto_disabled_total";
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
@@ -57,7 +57,7 @@ export interface AutoDisableDeps {
   disableAfterMs: number;
   registry?: Registry;
   /** Told once the pauses have committed, so that what the intake signed for those hooks is not sent. */
-  hookChanges?: Pick<HookChanges, "changed">;
+  hookChanges?: HookChangeSignal;
 }
 
 /** Runs the check periodically until stopped. */

@@ -10,12 +10,11 @@ import type { Deliverer } from "./delivery.js";
 import { getEvent, listEvents } from "./event-log.js";
 import { listEventExecutions, listExecutions, type Execution } from "./executions.js";
 import type { HookUrlCheck } from "./hook-address.js";
-import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
+import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook, type HookChangeSignal } from "./hooks.js";
 import { recoverHook } from "./recover.js";
 import { retryExecution } from "./redelivery.js";
 import type { SecretBox } from "./secrets.js";
 import { testHook } from "./test-delivery.js";
-import type { HookChanges } from "./hook-changes.js";
 
 export interface DispatcherHandlerDeps {
   pool: Pool;
@@ -23,8 +22,8 @@ export interface DispatcherHandlerDeps {
   secrets: SecretBox;
   deliverer: Deliverer;
   checkUrl?: HookUrlCheck;
-  /** Told of each change of a hook once it has committed, before the answer (hook-changes.ts). */
-  hookChanges?: Pick<HookChanges, "changed">;
+  /** Told of each change of a hook once it has committed, before the answer (hooks.ts). */
+  hookChanges?: HookChangeSignal;
 }
 
 export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logger): DispatcherServiceServer {
@@ -61,27 +60,22 @@ export function dispatcherGrpcHandlers(deps: DispatcherHandlerDeps, logger: Logg
       return { data: page.data.map(hookMessage), nextCursor: page.nextCursor ?? undefined };
     }),
     getHook: unary(logger, async (request) => ({ hook: hookMessage(await getHook(pool, request.tenantId, request.id)) })),
-    updateHook: unary(logger, async (request) => {
-      const updated = await updateHook(deps, request.tenantId, request.id, {
-        name: request.name,
-        url: request.url,
-        on: request.on,
-        status: request.status,
-        ordering: request.ordering,
-      });
-      deps.hookChanges?.changed();
-      return { hook: hookMessage(updated) };
-    }),
+    updateHook: unary(logger, async (request) => ({
+      hook: hookMessage(
+        await updateHook(deps, request.tenantId, request.id, {
+          name: request.name,
+          url: request.url,
+          on: request.on,
+          status: request.status,
+          ordering: request.ordering,
+        }),
+      ),
+    })),
     deleteHook: unary(logger, async (request) => {
-      await deleteHook(pool, request.tenantId, request.id);
-      deps.hookChanges?.changed();
+      await deleteHook(deps, request.tenantId, request.id);
       return {};
     }),
-    rotateHookSecret: unary(logger, async (request) => {
-      const rotated = await rotateHookSecret(deps, request.tenantId, request.id);
-      deps.hookChanges?.changed();
-      return rotated;
-    }),
+    rotateHookSecret: unary(logger, async (request) => rotateHookSecret(deps, request.tenantId, request.id)),
     testHook: unary(logger, async (request) => ({ execution: executionMessage(await testHook(deps, request.tenantId, request.id)) })),
     listExecutions: unary(logger, async (request) => {
       const page = await listExecutions(pool, request.tenantId, request.hookId, pageLimit(request.limit), request.cursor);

@@ -23,6 +23,16 @@ export interface HooksDeps {
   secrets: SecretBox;
   /** Refuses URLs the delivery guard would block; none when absent. */
   checkUrl?: HookUrlCheck;
+  /**
+   * Told of each change of a hook once it has committed, before the caller answers: moves the mark
+   * that deliveries signed at intake are checked against (hook-changes.ts).
+   */
+  hookChanges?: HookChangeSignal;
+}
+
+/** What the writes here need of hook-changes.ts's HookChanges. */
+export interface HookChangeSignal {
+  changed(): void;
 }
 
 export interface Hook {
@@ -175,7 +185,7 @@ export interface HookChanges {
  * on its way meanwhile is moved when its failure is recorded: delivery.ts).
  */
 export async function updateHook(
-  deps: { pool: Pool; topology: Topology; checkUrl?: HookUrlCheck },
+  deps: Pick<HooksDeps, "pool" | "checkUrl" | "hookChanges"> & { topology: Topology },
   tenantId: string,
   id: string,
   changes: HookChanges,
@@ -183,12 +193,14 @@ export async function updateHook(
   checkHookFields(changes);
   if (changes.url !== undefined) await deps.checkUrl?.(changes.url);
   if (!isHookId(id)) throw hookNotFound(id);
-  return withTransaction(deps.pool, async (db) => {
+  const updated = await withTransaction(deps.pool, async (db) => {
     const hook = await applyHookChanges(db, tenantId, id, changes);
     if (changes.ordering === "none") await queueDeliveries(db, deps.topology, await releaseOrderedDeliveries(db, id), currentTransactionId());
     else if (changes.ordering === "perEntity") await queueDeliveries(db, deps.topology, await orderPendingRetries(db, id), currentTransactionId());
     return hook;
   });
+  deps.hookChanges?.changed();
+  return updated;
 }
 
 async function applyHookChanges(db: Queryable, tenantId: string, id: string, changes: HookChanges): Promise<Hook> {
@@ -212,13 +224,14 @@ async function applyHookChanges(db: Queryable, tenantId: string, id: string, cha
  * row and inserts nothing for a hook that is gone, and the hook's row is deleted first, after every
  * recording that locked it has committed, so the second statement (a later snapshot) sees them all.
  */
-export async function deleteHook(pool: Pool, tenantId: string, id: string): Promise<void> {
+export async function deleteHook(deps: Pick<HooksDeps, "pool" | "hookChanges">, tenantId: string, id: string): Promise<void> {
   if (!isHookId(id)) throw hookNotFound(id);
-  await withTransaction(pool, async (db) => {
+  await withTransaction(deps.pool, async (db) => {
     const { rowCount } = await db.query(`DELETE FROM hooks WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
     if (rowCount === 0) throw hookNotFound(id);
     await db.query(`DELETE FROM executions WHERE hook_id = $1`, [id]);
   });
+  deps.hookChanges?.changed();
 }
 
 /**
@@ -241,5 +254,6 @@ export async function rotateHookSecret(deps: HooksDeps, tenantId: string, id: st
     );
   });
   if (rows.length === 0) throw hookNotFound(id);
+  deps.hookChanges?.changed();
   return { secret, secretLastRotatedAt: rows[0].secret_last_rotated_at.toISOString() };
 }
