@@ -21,17 +21,17 @@ const attempted = { kind: "attempted", execution: {}, retryInMs: null, receiverF
 
 /**
  * A deliverer whose attempts each wait until the test lets them go (`release(id)`): with the
- * receiver's answer (`sent`) before that wait (the wait is the record) or after it (the wait is the request).
+ * receiver's answer (`held` freed) before that wait (the wait is the record) or after it (the wait is the request).
  */
 function gatedDeliverer(answered: "before the wait" | "after the wait") {
   const started: string[] = [];
   const gates = new Map<string, () => void>();
   const deliverer: Pick<Deliverer, "attempt"> = {
-    async attempt(d, _signal, sent) {
+    async attempt(d, _signal, held) {
       started.push(d.deliveryId);
-      if (answered === "before the wait") sent?.();
+      if (answered === "before the wait") held?.free();
       await new Promise<void>((resolve) => gates.set(d.deliveryId, resolve));
-      if (answered === "after the wait") sent?.();
+      if (answered === "after the wait") held?.free();
       return attempted;
     },
   };

@@ -28,7 +28,7 @@ import type { Logger } from "@waybill/platform/logger.js";
 import { createBreakerRegistry, type BreakerRegistry } from "./circuit-breaker.js";
 import type { AttemptOutcome, Deliverer } from "./delivery.js";
 import type { DeliveryMessage } from "./delivery-message.js";
-import { createHookLanes, type HookLanes } from "./hook-lanes.js";
+import { createHookLanes, type HookLanes, type LanePlace } from "./hook-lanes.js";
 import { deliverySpan, endDeliverySpan } from "./delivery-tracing.js";
 import { heldBackDelay, MIN_QUEUE_PER_HOOK, paceOf, queueLimit, spreadDelay, type LaneStats } from "./lane-policy.js";
 import { createOverflowPacer, type OverflowPacer } from "./overflow-pacer.js";
@@ -78,6 +78,13 @@ export interface Settlement {
   deliveryCount: number;
   transactionId?: string;
   traceparent?: string;
+}
+
+/** A delivery begun and not yet settled: its slot in `#finishing`, and the promise of its end. */
+interface Finishing {
+  held: HeldDelivery;
+  whole: Promise<void> | undefined;
+  slot: number;
 }
 
 export interface HeldDelivery {
@@ -168,7 +175,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
    * Deliveries begun and not yet settled, whether still in their lane or past it and being
    * recorded: they are heartbeated and awaited at shutdown like what runs in a lane.
    */
-  readonly #finishing = new SlotSet<{ held: HeldDelivery; whole: Promise<void> }>();
+  readonly #finishing = new SlotSet<Finishing>();
   readonly #lanes: HookLanes<HeldDelivery>;
   readonly #breakers: BreakerRegistry;
   readonly #options: DeliverySchedulerOptions;
@@ -187,7 +194,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
     this.#lanes = createHookLanes<HeldDelivery>({
       perHook: options.perHook,
       queuePerHook: MIN_QUEUE_PER_HOOK,
-      run: (_hookId, held) => this.#start(held),
+      run: (_hookId, held, place) => this.#start(held, place),
     });
     this.#heartbeat = setInterval(() => this.#heartbeatHeld(), Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(options.ackWaitMs / 3)));
     this.#heartbeat.unref();
@@ -262,88 +269,102 @@ export class HookLaneScheduler implements DeliveryScheduler {
    * batched statement and its commit) would leave the receiver idle for that long. What follows,
    * the record and the settlement, continues in `#finishing`.
    */
-  #start(held: HeldDelivery): Promise<void> {
+  #start(held: HeldDelivery, place: LanePlace): void {
     held.settle.started?.();
-    return new Promise<void>((freePlace) => {
-      let slot = -1; // taken below, before `settled` can run (a promise callback)
-      const settled = () => {
-        this.#settled += 1;
-        this.#finishing.delete(slot);
-        freePlace();
-      };
-      // `.then`, not `.finally`: fewer promises per delivery. #attempt handles the attempt's own
-      // failures; what escapes it (a settlement that threw) is logged rather than left unhandled.
-      const whole = this.#attempt(held, freePlace).then(settled, (error: unknown) => {
-        this.#options.logger.error({ err: (error as Error)?.message, deliveryId: held.delivery.deliveryId }, "delivery settlement failed");
-        settled();
-      });
-      slot = this.#finishing.add({ held, whole });
-    });
+    const finishing: Finishing = { held, whole: undefined, slot: -1 };
+    finishing.slot = this.#finishing.add(finishing);
+    finishing.whole = this.#attempt(finishing, place);
   }
 
-  /** Decides one delivery: its breaker's admission, the attempt, then the settlement its outcome calls for. */
-  async #attempt(held: HeldDelivery, sent: () => void): Promise<void> {
-    const { settle, delivery } = held;
-    if (this.#phase === "stopping") return settle.handBack(0);
-    const { deliverer, logger } = this.#options;
-    const breaker = this.#breakers.get(delivery.hookId);
-    const admission = breaker.admit();
-    if (!admission.allowed) return this.#holdBack(delivery.hookId, settle, admission.retryInMs);
-    let outcome: AttemptOutcome;
-    const span = deliverySpan(logger, delivery, settle.traceparent);
+  /**
+   * Decides one delivery: its breaker's admission, the attempt, then the settlement its outcome
+   * calls for; then, whatever happened, counts it settled and frees its lane place. That last
+   * part is this function's own `finally`, not callbacks on its promise: per delivery, each of
+   * those was a closure and a promise more.
+   */
+  async #attempt(finishing: Finishing, place: LanePlace): Promise<void> {
+    const { held } = finishing;
     try {
-      const context = contextFrom(undefined, settle.transactionId, settle.traceparent, span);
-      outcome = await runInContext(context, () => deliverer.attempt(delivery, this.#shutdown.signal, sent));
-      endDeliverySpan(span, outcome);
-    } catch (error) {
-      endDeliverySpan(span, undefined, error);
-      // A fault of ours (database away…), not the receiver's: no attempt was recorded.
-      breaker.release();
-      const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
-      logger.warn({ err: (error as Error).message, deliveryId: delivery.deliveryId, delay }, "delivery could not be attempted; will be redelivered");
-      return this.#defer(settle, delay, "failure");
-    }
-    this.#options.onOutcome?.(outcome);
-    switch (outcome.kind) {
-      case "dropped":
-        breaker.release();
-        await this.#finish(held);
-        break;
-      case "notYet":
-        breaker.release();
-        this.#defer(settle, outcome.delayMs, "not due");
-        break;
-      case "aborted":
-        breaker.release();
-        settle.handBack(0); // another replica (or the next start) takes it at once
-        break;
-      case "attempted":
-        if (outcome.receiverFault) {
-          breaker.onFailure();
-          const blockedFor = breaker.blockedForMs();
-          if (blockedFor > 0) this.#breakerOpened(delivery.hookId, blockedFor);
-        } else breaker.onSuccess();
-        if (outcome.retryInMs === null) await this.#finish(held);
-        else settle.handBack(outcome.retryInMs);
-        break;
-    }
-    if (this.#lanes.backlog(delivery.hookId) <= 1) this.#breakers.forgetIfHealthy(delivery.hookId);
-  }
-
-  /** Nothing more to do for this delivery: acknowledged (after its per-entity queue moves on, if it has one). */
-  async #finish({ settle, delivery }: HeldDelivery): Promise<void> {
-    const { onFinished, logger } = this.#options;
-    if (delivery.entity && onFinished) {
+      const { settle, delivery } = held;
+      if (this.#phase === "stopping") return settle.handBack(0);
+      const { deliverer, logger } = this.#options;
+      const breaker = this.#breakers.get(delivery.hookId);
+      const admission = breaker.admit();
+      if (!admission.allowed) return this.#holdBack(delivery.hookId, settle, admission.retryInMs);
+      let outcome: AttemptOutcome;
+      const span = deliverySpan(logger, delivery, settle.traceparent);
       try {
-        await onFinished(delivery, { transactionId: settle.transactionId, traceparent: settle.traceparent });
+        const context = contextFrom(undefined, settle.transactionId, settle.traceparent, span);
+        outcome = await runInContext(context, () => deliverer.attempt(delivery, this.#shutdown.signal, place));
+        endDeliverySpan(span, outcome);
       } catch (error) {
+        endDeliverySpan(span, undefined, error);
+        // A fault of ours (database away…), not the receiver's: no attempt was recorded.
+        breaker.release();
         const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
-        logger.warn(
-          { err: (error as Error).message, deliveryId: delivery.deliveryId, delay },
-          "ordered delivery could not move its queue on; will be redelivered",
-        );
+        logger.warn({ err: (error as Error).message, deliveryId: delivery.deliveryId, delay }, "delivery could not be attempted; will be redelivered");
         return this.#defer(settle, delay, "failure");
       }
+      this.#options.onOutcome?.(outcome);
+      switch (outcome.kind) {
+        case "dropped": {
+          breaker.release();
+          const ordered = this.#finish(held);
+          if (ordered) await ordered;
+          break;
+        }
+        case "notYet":
+          breaker.release();
+          this.#defer(settle, outcome.delayMs, "not due");
+          break;
+        case "aborted":
+          breaker.release();
+          settle.handBack(0); // another replica (or the next start) takes it at once
+          break;
+        case "attempted":
+          if (outcome.receiverFault) {
+            breaker.onFailure();
+            const blockedFor = breaker.blockedForMs();
+            if (blockedFor > 0) this.#breakerOpened(delivery.hookId, blockedFor);
+          } else breaker.onSuccess();
+          if (outcome.retryInMs === null) {
+            const ordered = this.#finish(held);
+            if (ordered) await ordered;
+          } else settle.handBack(outcome.retryInMs);
+          break;
+      }
+      if (this.#lanes.backlog(delivery.hookId) <= 1) this.#breakers.forgetIfHealthy(delivery.hookId);
+    } catch (error) {
+      // The attempt's own failures are handled above; what escapes (a settlement that threw) is
+      // logged rather than left unhandled.
+      this.#options.logger.error({ err: (error as Error)?.message, deliveryId: held.delivery.deliveryId }, "delivery settlement failed");
+    } finally {
+      this.#settled += 1;
+      this.#finishing.delete(finishing.slot);
+      place.free();
+    }
+  }
+
+  /**
+   * Nothing more to do for this delivery: acknowledged, at once, or, when it has a per-entity
+   * queue, once that queue has moved on (the promise then returned).
+   */
+  #finish(held: HeldDelivery): Promise<void> | undefined {
+    if (held.delivery.entity && this.#options.onFinished) return this.#finishOrdered(held, this.#options.onFinished);
+    held.settle.ack();
+    return undefined;
+  }
+
+  async #finishOrdered({ settle, delivery }: HeldDelivery, onFinished: NonNullable<DeliverySchedulerOptions["onFinished"]>): Promise<void> {
+    try {
+      await onFinished(delivery, { transactionId: settle.transactionId, traceparent: settle.traceparent });
+    } catch (error) {
+      const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
+      this.#options.logger.warn(
+        { err: (error as Error).message, deliveryId: delivery.deliveryId, delay },
+        "ordered delivery could not move its queue on; will be redelivered",
+      );
+      return this.#defer(settle, delay, "failure");
     }
     settle.ack();
   }

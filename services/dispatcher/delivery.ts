@@ -22,8 +22,13 @@ import type { HookChanges } from "./hook-changes.js";
 
 /** A redelivery this much before its recorded due time is taken as due (clock skew, timers). */
 export const DUE_TOLERANCE_MS = 250;
-/** How long an attempt's record may wait for others to share its statement (see `record`). */
-export const RECORD_LINGER_MS = 2;
+/**
+ * How long an attempt's record may wait for others to share its statement (see `record`). Each
+ * statement costs PostgreSQL a fixed part (its commit, and the hooks' counters updated once per
+ * batch) besides its rows: `npm run bench:record-cost` gave 108, 54 and 36 µs of its CPU per row
+ * in batches of 4, 16 and 48.
+ */
+export const RECORD_LINGER_MS = 6;
 /** Opened secrets kept in memory, one per hook and sealed value (a rotation seals a new value). */
 export const OPENED_SECRETS_MAX = 10_000;
 /**
@@ -65,8 +70,8 @@ export interface DelivererDeps {
 }
 
 export interface Deliverer {
-  /** `sent` is called once the receiver has answered (or failed to), before the attempt is recorded. */
-  attempt(delivery: Delivery, signal?: AbortSignal, sent?: () => void): Promise<AttemptOutcome>;
+  /** `held` is freed once the receiver has answered (or failed to), before the attempt is recorded. */
+  attempt(delivery: Delivery, signal?: AbortSignal, held?: HeldPlace): Promise<AttemptOutcome>;
   /**
    * Signs new events' deliveries with their hooks' state as the event intake read it, under their
    * signing locks (fan-out.ts): their first attempt goes with it instead of reading the state
@@ -207,73 +212,96 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   // it waits for that attempt instead and then reads what it recorded.
   // A plain object, not a Map: a Map with entries coming and going this fast keeps what passed
   // through it from being collected (see slot-set.ts); an object's table does not.
-  const inProgress: Record<string, Promise<unknown> | undefined> = Object.create(null);
+  const inProgress: Record<string, InProgress | undefined> = Object.create(null);
 
   return {
     presigner,
-    attempt(delivery, signal, sent) {
+    attempt(delivery, signal, held) {
       const earlier = inProgress[delivery.deliveryId];
-      const run = earlier ? earlier.then(nothing, nothing).then(() => attemptNow(delivery, signal, sent)) : attemptNow(delivery, signal, sent);
-      inProgress[delivery.deliveryId] = run;
-      const forget = () => {
-        if (inProgress[delivery.deliveryId] === run) delete inProgress[delivery.deliveryId];
-      };
-      run.then(forget, forget);
-      return run;
+      const entry: InProgress = { done: undefined };
+      inProgress[delivery.deliveryId] = entry;
+      entry.done = attemptInTurn(delivery, entry, earlier, signal, held);
+      return entry.done;
     },
   };
 
-  async function attemptNow(delivery: Delivery, signal?: AbortSignal, sent?: () => void): Promise<AttemptOutcome> {
-    const prepared = takePresigned(delivery) ?? (await prepare(delivery));
-    if (prepared.kind === "skip") return prepared.outcome;
-    const { url, attempt, headers } = prepared;
+  /**
+   * Attempts a delivery once any earlier attempt of it here has ended, and then forgets it as in
+   * progress (unless a later copy has taken its place), in its own `finally`: a callback on its
+   * promise was a closure and a promise more per delivery.
+   */
+  async function attemptInTurn(
+    delivery: Delivery,
+    entry: InProgress,
+    earlier: InProgress | undefined,
+    signal?: AbortSignal,
+    held?: HeldPlace,
+  ): Promise<AttemptOutcome> {
+    try {
+      if (earlier) await earlier.done?.then(nothing, nothing);
+      const prepared = takePresigned(delivery) ?? (await prepare(delivery));
+      if (prepared.kind === "skip") return prepared.outcome;
+      const { url, attempt, headers } = prepared;
 
-    const span = headers ? traceDeliveryRequest(headers, url, attempt) : undefined;
-    const result: SendResult = headers
-      ? await deps.sender.send(url, delivery.eventJson, headers, signal)
-      : {
-          requestedAt: new Date(now()),
-          durationMs: 0,
-          ok: false,
-          statusCode: null,
-          responseBody: null,
-          responseHeaders: {},
-          error: "secret unavailable",
-          receiverFault: false,
-          aborted: false,
-        };
-    sent?.();
-    endDeliveryClientSpan(span, result);
-    if (result.aborted) return { kind: "aborted" };
+      const span = headers ? traceDeliveryRequest(headers, url, attempt) : undefined;
+      const result: SendResult = headers
+        ? await deps.sender.send(url, delivery.eventJson, headers, signal)
+        : {
+            requestedAt: new Date(now()),
+            durationMs: 0,
+            ok: false,
+            statusCode: null,
+            responseBody: null,
+            responseHeaders: {},
+            error: "secret unavailable",
+            receiverFault: false,
+            aborted: false,
+          };
+      held?.free();
+      endDeliveryClientSpan(span, result);
+      if (result.aborted) return { kind: "aborted" };
 
-    const retryInMs =
-      result.ok || delivery.trigger !== "event"
-        ? null
-        : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
-    const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
-    const ordered = typeof delivery.entity === "string";
-    const execution = await record({
-      urgent: delivery.trigger === "test" || ordered,
-      unorderedRetry: retryInMs !== null && !ordered,
-      execution: {
-        tenantId: delivery.tenantId,
-        hookId: delivery.hookId,
-        deliveryId: delivery.deliveryId,
-        eventId: delivery.eventId,
-        eventKind: delivery.eventKind,
-        trigger,
-        attempt,
-        url,
-        result,
-        nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
-      },
-    });
-    if (!execution) return { kind: "dropped", reason: "hook gone" };
-    return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
+      const retryInMs =
+        result.ok || delivery.trigger !== "event"
+          ? null
+          : retryDelay(deps.schedule, attempt, { retryAfterMs: parseRetryAfter(result.retryAfter, now()), random: deps.random });
+      const trigger: Trigger = delivery.trigger === "event" ? (attempt === 1 ? "event" : "retry") : delivery.trigger;
+      const ordered = typeof delivery.entity === "string";
+      const execution = await record({
+        urgent: delivery.trigger === "test" || ordered,
+        unorderedRetry: retryInMs !== null && !ordered,
+        execution: {
+          tenantId: delivery.tenantId,
+          hookId: delivery.hookId,
+          deliveryId: delivery.deliveryId,
+          eventId: delivery.eventId,
+          eventKind: delivery.eventKind,
+          trigger,
+          attempt,
+          url,
+          result,
+          nextAttemptAt: retryInMs === null ? null : new Date(now() + retryInMs),
+        },
+      });
+      if (!execution) return { kind: "dropped", reason: "hook gone" };
+      return { kind: "attempted", execution, retryInMs, receiverFault: result.receiverFault };
+    } finally {
+      if (inProgress[delivery.deliveryId] === entry) delete inProgress[delivery.deliveryId];
+    }
   }
 }
 
 const nothing = () => {};
+
+/** What an attempt holds while its request is out (its lane place), freed once the receiver has answered. */
+export interface HeldPlace {
+  free(): void;
+}
+
+/** An attempt of a delivery in progress here; `done` is its promise. */
+interface InProgress {
+  done: Promise<AttemptOutcome> | undefined;
+}
 
 /** An attempt to record, and whether its record may wait for company. */
 interface RecordRequest {

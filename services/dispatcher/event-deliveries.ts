@@ -189,21 +189,25 @@ export function createEventDeliveries(deps: EventDeliveriesDeps, waitingMax = DI
   const { scheduler, store } = deps;
   const gate = new AdmissionGate(waitingMax);
 
-  /** The deliveries to attempt now: unordered ones, and ordered ones at the head of their queue. */
-  const dueNow = async (deliveries: DeliveryMessage[]): Promise<DeliveryMessage[]> => {
-    if (!deliveries.some(isOrdered)) return deliveries;
+  /** The ordered deliveries at the head of their queue now (the rest wait their turn there), with the unordered ones. */
+  const headsAndUnordered = async (deliveries: DeliveryMessage[]): Promise<DeliveryMessage[]> => {
     const heads = await Promise.all(deliveries.map((d) => (isOrdered(d) ? deps.enqueueOrdered(d) : true)));
     return deliveries.filter((_, i) => heads[i]);
   };
 
-  async function deliver(message: EventMessage, all: DeliveryMessage[]): Promise<void> {
-    gate.fanOut(all.length);
-    const deliveries = await dueNow(all);
-    if (deliveries.length === 0) return;
-    return new Promise<void>((resolve, reject) => {
+  /** Submits each delivery with its settlement; the promise settles once all of them are. */
+  const submitAll = (message: EventMessage, deliveries: DeliveryMessage[]): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
       const event = new EventInHand(message, deliveries.length, store, resolve, reject);
       for (const delivery of deliveries) scheduler.submit({ delivery, settle: new DirectSettlement(delivery, event, gate) }, DIRECT_LIMITS);
     });
+
+  function deliver(message: EventMessage, all: DeliveryMessage[]): Promise<void> {
+    gate.fanOut(all.length);
+    if (all.length === 0) return Promise.resolve();
+    // Nothing ordered (the common case): submitted in this turn, without a queue to wait for.
+    if (!all.some(isOrdered)) return submitAll(message, all);
+    return headsAndUnordered(all).then((due) => (due.length === 0 ? undefined : submitAll(message, due)));
   }
 
   return {

@@ -60,9 +60,9 @@ export const EVENT_INTAKE_LINGER_BELOW = 32;
 
 export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
   const take = createBatcher(
-    async (events: IncomingEvent[]) => {
+    async (events: IncomingEvent[]): Promise<Intake[]> => {
       const batch = await recordEvents(deps.pool, events, deps.signer);
-      return batch.events.map((recorded) => ({ ...recorded, committed: batch.committed }));
+      return batch.events.map(({ fresh, deliveries }, i) => ({ event: events[i].event, fresh, deliveries, committed: batch.committed }));
     },
     {
       maxBatch: EVENT_INTAKE_MAX_BATCH,
@@ -74,8 +74,5 @@ export function createEventIntake(deps: EventIntakeDeps): TakeEvent {
     },
   );
   /** `eventJson` is the message as received (`event` parsed from it); it becomes the body of every delivery. */
-  return async (tenantId, event, eventJson, streamSeq) => {
-    const { fresh, deliveries, committed } = await take({ tenantId, event, eventJson, streamSeq });
-    return { event, fresh, deliveries, committed };
-  };
+  return (tenantId, event, eventJson, streamSeq) => take({ tenantId, event, eventJson, streamSeq });
 }

@@ -15,11 +15,21 @@ export interface HookLanesOptions<T> {
   perHook: number;
   /** Queue places per hook unless submit() says otherwise. */
   queuePerHook: number;
-  run(hookId: string, item: T): Promise<void>;
+  /**
+   * Starts an item; it holds its lane place until `place.free()` is called (a throw frees it). A
+   * callback object rather than a promise to wait for: per delivery, that promise and its
+   * callbacks were work of their own on the dispatcher's hottest path.
+   */
+  run(hookId: string, item: T, place: LanePlace): void;
   now?: () => number;
 }
 
 export type Submission = "started" | "queued" | "full";
+
+/** A running item's place in its lane, freed once (later calls do nothing). */
+export interface LanePlace {
+  free(): void;
+}
 
 export interface HookLanes<T> {
   submit(hookId: string, item: T, maxQueued?: number): Submission;
@@ -62,6 +72,34 @@ interface Lane<T> {
 
 const queued = <T>(lane: Lane<T>) => lane.queue.length - lane.head;
 
+/** A place taken in a lane by a running item: what its lane needs to move on once it is freed. */
+class Place<T> implements LanePlace {
+  slot = -1;
+  /** Whether `run` has returned: a place freed before that moves its lane on from a fresh stack. */
+  returned = false;
+  #taken = true;
+  readonly hookId: string;
+  readonly lane: Lane<T>;
+  readonly started: number;
+  readonly #finish: (place: Place<T>) => void;
+
+  constructor(hookId: string, lane: Lane<T>, started: number, finish: (place: Place<T>) => void) {
+    this.hookId = hookId;
+    this.lane = lane;
+    this.started = started;
+    this.#finish = finish;
+  }
+
+  free(): void {
+    if (!this.#taken) return;
+    this.#taken = false;
+    // Freed within `run`, the next item would start within this one's frames, and a long queue of
+    // items that each end at once (an open breaker) would nest as deep as the queue is long.
+    if (this.returned) this.#finish(this);
+    else queueMicrotask(() => this.#finish(this));
+  }
+}
+
 export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
   const { perHook, queuePerHook, run } = options;
   const now = options.now ?? (() => performance.now());
@@ -96,28 +134,35 @@ export function createHookLanes<T>(options: HookLanesOptions<T>): HookLanes<T> {
     return item;
   };
 
+  /** A run has freed its place: its time counts toward its hook's average, and the lane's next item starts. */
+  const finished = (place: Place<T>) => {
+    const { hookId, lane } = place;
+    lane.running.delete(place.slot);
+    count -= 1;
+    lane.progressAt = now();
+    const took = lane.progressAt - place.started;
+    const average = averages.get(hookId); // updated in place: this runs once per delivery
+    if (average === undefined) averages.set(hookId, { ms: took, samples: 1 });
+    else {
+      average.ms += LANE_EWMA_WEIGHT * (took - average.ms);
+      average.samples += 1;
+    }
+    const next = takeNext(lane);
+    if (next !== undefined) start(hookId, lane, next);
+    else if (lane.running.size === 0) lanes.delete(hookId);
+    notify();
+  };
+
   const start = (hookId: string, lane: Lane<T>, item: T) => {
-    const started = now();
-    const slot = lane.running.add(item);
-    // One callback for either end (run handles its own failures; a throw must not stall the
-    // lane): `.catch().finally()` made four more promises and closures per delivery.
-    const finished = () => {
-      lane.running.delete(slot);
-      count -= 1;
-      lane.progressAt = now();
-      const took = lane.progressAt - started;
-      const average = averages.get(hookId); // updated in place: this runs once per delivery
-      if (average === undefined) averages.set(hookId, { ms: took, samples: 1 });
-      else {
-        average.ms += LANE_EWMA_WEIGHT * (took - average.ms);
-        average.samples += 1;
-      }
-      const next = takeNext(lane);
-      if (next !== undefined) start(hookId, lane, next);
-      else if (lane.running.size === 0) lanes.delete(hookId);
-      notify();
-    };
-    run(hookId, item).then(finished, finished);
+    const place = new Place(hookId, lane, now(), finished);
+    place.slot = lane.running.add(item);
+    try {
+      run(hookId, item, place);
+    } catch {
+      place.free(); // a throw must not stall the lane
+    } finally {
+      place.returned = true;
+    }
   };
 
   const remove = (lane: Lane<T>, from: number): T[] => {
