@@ -26,7 +26,8 @@ export const DUE_TOLERANCE_MS = 250;
  * How long an attempt's record may wait for others to share its statement (see `record`). Each
  * statement costs PostgreSQL a fixed part (its commit, and the hooks' counters updated once per
  * batch) besides its rows: `npm run bench:record-cost` gave 108, 54 and 36 µs of its CPU per row
- * in batches of 4, 16 and 48.
+ * in batches of 4, 16 and 48. In bench:webhooks (two runs each, a throw-away count), the
+ * statement an attempt was recorded by held 45.6 attempts on average with 2 ms, 60.1 with 6 ms.
  */
 export const RECORD_LINGER_MS = 6;
 /** Opened secrets kept in memory, one per hook and sealed value (a rotation seals a new value). */
