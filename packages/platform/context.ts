@@ -31,10 +31,27 @@ const ZERO_SPAN = "0".repeat(16);
  * trace (not sampled) when the caller sent none or an invalid one.
  */
 export function childTraceparent(incoming: string | undefined): string {
-  const match = incoming ? TRACEPARENT.exec(incoming) : null;
+  const parent = incoming ? parentTrace(incoming) : undefined;
   const span = randomHex(8);
-  if (match && match[1] !== ZERO_TRACE && match[2] !== ZERO_SPAN) return `00-${match[1]}-${span}-${match[3]}`;
+  if (parent) return `00-${parent.traceId}-${span}-${parent.flags}`;
   return `00-${randomHex(16)}-${span}-00`;
+}
+
+/**
+ * The last traceparent a child was made of, as parsed: the deliveries of one event each make a
+ * child of the same one, one after the other, and the regular expression ran for every delivery.
+ */
+let lastIncoming: string | undefined;
+let lastParent: { traceId: string; flags: string } | undefined;
+
+/** The trace id and flags of a valid traceparent (undefined: invalid, or an all-zero trace or span id). */
+function parentTrace(incoming: string): { traceId: string; flags: string } | undefined {
+  if (incoming !== lastIncoming) {
+    const match = TRACEPARENT.exec(incoming);
+    lastParent = match && match[1] !== ZERO_TRACE && match[2] !== ZERO_SPAN ? { traceId: match[1], flags: match[3] } : undefined;
+    lastIncoming = incoming;
+  }
+  return lastParent;
 }
 
 export function currentContext(): OperationContext | undefined {
