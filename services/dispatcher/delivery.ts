@@ -227,9 +227,10 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   };
 
   /**
-   * Attempts a delivery once any earlier attempt of it here has ended, and then forgets it as in
-   * progress (unless a later copy has taken its place), in its own `finally`: a callback on its
-   * promise was a closure and a promise more per delivery.
+   * One attempt, once any earlier attempt of the same delivery here has ended: its state read (or
+   * the signature from its intake taken), the request, `held` freed, the record. Then it is
+   * forgotten as in progress (unless a later copy has taken its place) in its own `finally`: a
+   * callback on its promise was a closure and a promise more per delivery.
    */
   async function attemptInTurn(
     delivery: Delivery,
