@@ -60,9 +60,6 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
     const registers = [ops.registry];
     const received = new Counter({ name: "waybill_dispatcher_events_received_total", help: "Events consumed from EVENTS", labelNames: ["kind"], registers });
     const attempts = new Counter({ name: "waybill_webhook_attempts_total", help: "Delivery attempts by outcome", labelNames: ["outcome"], registers });
-    // Bound once: `inc({ outcome })` hashed its labels on every delivery.
-    const attemptsSucceeded = attempts.labels({ outcome: "succeeded" });
-    const attemptsFailed = attempts.labels({ outcome: "failed" });
     const attemptSeconds = new Histogram({ name: "waybill_webhook_attempt_duration_seconds", help: "Duration of delivery attempts", registers });
     const dropped = new Counter({
       name: "waybill_webhook_dropped_total",
@@ -144,7 +141,7 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
         if (outcome.kind === "dropped") dropped.inc({ reason: outcome.reason });
         if (outcome.kind !== "attempted") return;
         if (outcome.execution.outcome === "succeeded") parkedRelease.succeeded(outcome.execution.hookId);
-        (outcome.execution.outcome === "succeeded" ? attemptsSucceeded : attemptsFailed).inc();
+        attempts.inc({ outcome: outcome.execution.outcome });
         attemptSeconds.observe(outcome.execution.durationMs / 1000);
       },
       onDeferred: (reason) => deferred.inc({ reason }),
