@@ -9,7 +9,7 @@ import { withTransaction } from "@waybill/platform/transactions.js";
 import type { Logger } from "@waybill/platform/logger.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendEvents } from "@waybill/contracts/events/outbox-events.js";
-import type { HookChangeSignal } from "./hooks.js";
+import type { HookChangeSignal } from "./hook-changes.js";
 
 export const AUTO_DISABLED_METRIC = "waybill_webhooks_auto_disabled_total";
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;

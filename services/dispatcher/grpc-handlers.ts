@@ -10,7 +10,8 @@ import type { Deliverer } from "./delivery.js";
 import { getEvent, listEvents } from "./event-log.js";
 import { listEventExecutions, listExecutions, type Execution } from "./executions.js";
 import type { HookUrlCheck } from "./hook-address.js";
-import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook, type HookChangeSignal } from "./hooks.js";
+import { createHook, deleteHook, getHook, listHooks, rotateHookSecret, updateHook, type Hook } from "./hooks.js";
+import type { HookChangeSignal } from "./hook-changes.js";
 import { recoverHook } from "./recover.js";
 import { retryExecution } from "./redelivery.js";
 import type { SecretBox } from "./secrets.js";
@@ -22,7 +23,7 @@ export interface DispatcherHandlerDeps {
   secrets: SecretBox;
   deliverer: Deliverer;
   checkUrl?: HookUrlCheck;
-  /** Told of each change of a hook once it has committed, before the answer (hooks.ts). */
+  /** Told of each change of a hook once it has committed, before the answer (hook-changes.ts). */
   hookChanges?: HookChangeSignal;
 }
 

@@ -13,12 +13,8 @@ export const HOOK_CHANGES_CONNECTIONS = 1;
 /** How long to wait before listening again after the connection was lost. */
 export const RELISTEN_DELAY_MS = 1_000;
 
-export interface HookChanges {
-  /**
-   * A mark of the hooks' state now: equal marks mean no hook changed in between. Undefined while
-   * not listening (nothing read may be trusted then).
-   */
-  mark(): number | undefined;
+/** What a writer of hooks needs of HookChanges (hooks.ts, the auto-disable). */
+export interface HookChangeSignal {
   /**
    * A change of a hook made by this process has committed: moves the mark now, before the caller
    * answers. Its notification comes a little later, and a delivery taken in between could go out
@@ -27,6 +23,14 @@ export interface HookChanges {
    * auto-disable calls it too. Other replicas learn of the change by its notification.
    */
   changed(): void;
+}
+
+export interface HookChanges extends HookChangeSignal {
+  /**
+   * A mark of the hooks' state now: equal marks mean no hook changed in between. Undefined while
+   * not listening (nothing read may be trusted then).
+   */
+  mark(): number | undefined;
   stop(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import { idempotent, type IdempotencyRequest } from "@waybill/platform/idempoten
 import { hasPrefix, newId } from "@waybill/platform/ids.js";
 import { decodeCursor, toPage, type Page } from "@waybill/platform/pagination.js";
 import type { HookUrlCheck } from "./hook-address.js";
+import type { HookChangeSignal } from "./hook-changes.js";
 import { checkHookFields, type HookOrdering, type HookStatus } from "@waybill/contracts/limits/hooks.js";
 import { releaseOrderedDeliveries } from "./ordered-deliveries.js";
 import { orderPendingRetries } from "./ordered-redelivery.js";
@@ -28,11 +29,6 @@ export interface HooksDeps {
    * that deliveries signed at intake are checked against (hook-changes.ts).
    */
   hookChanges?: HookChangeSignal;
-}
-
-/** What the writes here need of hook-changes.ts's HookChanges. */
-export interface HookChangeSignal {
-  changed(): void;
 }
 
 export interface Hook {
