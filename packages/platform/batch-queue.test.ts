@@ -32,6 +32,35 @@ describe("batch queue", () => {
     expect(sent).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
   });
 
+  it("gather turn: entries added across awaits in one turn of the event loop go as one batch", async () => {
+    // A consumer's loop takes a pulled batch of messages one at a time, awaiting between them.
+    const addAcrossAwaits = async (queue: { add(n: number): void }) => {
+      for (const n of [1, 2, 3, 4]) {
+        queue.add(n);
+        await Promise.resolve();
+        await Promise.resolve();
+      }
+    };
+    const byCheckpoint = recordingQueue({ maxItems: 10, maxInFlight: 1 });
+    await addAcrossAwaits(byCheckpoint.queue);
+    await tick();
+    expect(byCheckpoint.sent).toEqual([[1]]); // the first went alone; the rest wait for it
+    const byTurn = recordingQueue({ maxItems: 10, maxInFlight: 1, gather: "turn" });
+    await addAcrossAwaits(byTurn.queue);
+    expect(byTurn.sent).toEqual([]);
+    await tick();
+    expect(byTurn.sent).toEqual([[1, 2, 3, 4]]);
+  });
+
+  it("gather turn with lingerOnlyWhenBusy: the turn's entries go at once, as a lone entry would", async () => {
+    const { queue, sent } = recordingQueue({ maxItems: 10, maxInFlight: 1, lingerMs: 10_000, lingerOnlyWhenBusy: true, gather: "turn" });
+    queue.add(1);
+    await Promise.resolve();
+    queue.add(2);
+    await tick();
+    expect(sent).toEqual([[1, 2]]);
+  });
+
   it("keeps at most maxInFlight batches out; what arrives meanwhile forms the next batch", async () => {
     const { queue, sent, finishNext } = recordingQueue({ maxItems: 10, maxInFlight: 1 });
     queue.add(0);

@@ -35,6 +35,14 @@ export interface BatchQueueLimits<E> {
   lingerOnlyWhenBusy?: boolean;
   /** A batch that holds this many entries goes without lingering (default `maxItems`): where a backlog is, waiting adds nothing. */
   lingerBelow?: number;
+  /**
+   * What goes together when nothing holds a batch back: the entries added in the same microtask
+   * checkpoint (`microtask`, the default), or in the same turn of the event loop (`turn`). For
+   * callers fed by a loop that awaits between entries, such as a consumer taking a pulled batch
+   * of messages one at a time: within one checkpoint the first entry would go alone, a statement
+   * of its own.
+   */
+  gather?: "microtask" | "turn";
 }
 
 export interface BatchQueue<E> {
@@ -52,6 +60,7 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
   const lingerMs = limits.lingerMs ?? 0;
   const lingerBelow = Math.min(limits.lingerBelow ?? maxItems, maxItems);
   const urgent = limits.urgent ?? (() => false);
+  const gatherTurn = limits.gather === "turn";
   const pending: { entry: E; weight: number; at: number; urgent: boolean }[] = [];
   let inFlight = 0;
   /** When the last batch finished (performance.now()); only kept when lingering. */
@@ -109,10 +118,11 @@ export function createBatchQueue<E>(send: (batch: E[], done: () => void) => void
       const goesAtOnce = lingerMs > 0 && (urgent(entry) || (limits.lingerOnlyWhenBusy === true && quiet));
       pending.push({ entry, weight: weightOf(entry), at, urgent: goesAtOnce });
       if (goesAtOnce) urgentWaiting += 1;
-      // Gather what is added in the same tick before sending.
+      // Gather what is added in the same tick (or turn) before sending.
       if (!scheduled && inFlight < maxInFlight) {
         scheduled = true;
-        queueMicrotask(flush);
+        if (gatherTurn) setImmediate(flush);
+        else queueMicrotask(flush);
       }
     },
   };

@@ -26,6 +26,8 @@ export interface BatcherOptions<I = unknown> {
    * they submitted. A batch waiting for an earlier one holds its place in flight meanwhile.
    */
   inOrder?: boolean;
+  /** What goes together when nothing holds a batch back (batch-queue.ts): one microtask checkpoint's items (default) or one turn's. */
+  gather?: "microtask" | "turn";
 }
 
 /**
@@ -48,6 +50,7 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       urgent: options.urgent && ((entry) => options.urgent!(entry.item)),
       lingerOnlyWhenBusy: options.lingerOnlyWhenBusy,
       lingerBelow: options.lingerBelow,
+      gather: options.gather,
     },
   );
 
