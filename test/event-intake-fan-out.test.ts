@@ -1,7 +1,8 @@
 // What the event intake fans an event out to, on a real PostgreSQL (fan-out.ts's recordEvents):
 // the active hooks of its tenant subscribed to its kind and active since before it occurred, each
 // once; a new event's unordered deliveries are signed at intake, an ordered one is not; an event
-// that comes again (later, or twice in one batch) is not logged twice; its text is logged as it came.
+// that comes again (later, or twice in one batch) is not logged twice; its text is logged as it came;
+// the events a consumer hands over one by one within a turn share one statement (event-intake.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "@waybill/platform/db.js";
 import { migrate } from "@waybill/platform/migrations.js";
@@ -9,6 +10,7 @@ import { newId } from "@waybill/platform/ids.js";
 import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import { DISPATCHER_SCHEMA, DISPATCHER_SERVICE_SCHEMA } from "../services/dispatcher/service.js";
 import { recordEvents, type DeliveryToSign, type IncomingEvent } from "../services/dispatcher/fan-out.js";
+import { createEventIntake, type Intake } from "../services/dispatcher/event-intake.js";
 import { createTestEnvironment, type TestEnvironment } from "./support/environment.js";
 
 let env: TestEnvironment;
@@ -112,5 +114,21 @@ describe("event intake", () => {
         [plain.event.id, JSON.parse(plain.eventJson)],
       ]),
     );
+  });
+
+  it("takes the events a consumer hands over one by one in a turn in one statement", async () => {
+    const takeEvent = createEventIntake({ pool, signer: { mark: () => 1, sign: () => {} } });
+    const intakes: Promise<Intake>[] = [];
+    // As the EVENTS consumer does with a pulled group: one event, then awaits, then the next.
+    for (const event of [1, 2, 3, 4].map(() => incoming("ten_a", "order.created"))) {
+      intakes.push(takeEvent(event.tenantId, event.event, event.eventJson, event.streamSeq));
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    const taken = await Promise.all(intakes);
+    await taken[0].committed;
+    expect(taken.map((t) => t.fresh)).toEqual([true, true, true, true]);
+    // One statement answers one `committed` for all its events; the first used to go alone.
+    expect(new Set(taken.map((t) => t.committed)).size).toBe(1);
   });
 });

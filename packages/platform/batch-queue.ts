@@ -1,9 +1,9 @@
 // The skeleton every batching caller shares (batcher.ts for statements, grpc-batch.ts for gRPC
-// calls): entries wait in a queue and go out in batches, those added in the same tick together,
-// at most `maxItems` (and `maxWeight`) per batch and `maxInFlight` batches at once. No timer
-// unless asked for (`lingerMs`): under light load an entry goes out at once on its own; under
-// load, what arrives while batches are out forms the next one, so batches grow with the rate by
-// themselves.
+// calls): entries wait in a queue and go out in batches, those added in the same tick (or turn:
+// `gather`) together, at most `maxItems` (and `maxWeight`) per batch and `maxInFlight` batches at
+// once. No timer unless asked for (`lingerMs`): under light load an entry goes out at once on its
+// own; under load, what arrives while batches are out forms the next one, so batches grow with the
+// rate by themselves.
 
 export interface BatchQueueLimits<E> {
   /** Entries one batch carries at most. */
@@ -29,8 +29,8 @@ export interface BatchQueueLimits<E> {
    * writes a user waits on at the end (an event's webhooks): a lone entry pays no wait; under load,
    * each statement's fixed cost is spread wider. (Busy meaning only "a batch is out", the entry
    * that came just after one finished went alone: under bench:webhooks's load every other event
-   * intake statement carried one event (63, 1, 15, 1, …); now one in three does (1, 63, 15, …),
-   * after a pause of more than the linger.)
+   * intake statement carried one event (63, 1, 15, 1, …); then one in three did (1, 63, 15, …),
+   * after a pause of more than the linger; with `gather: "turn"` the intake's first goes with its group.)
    */
   lingerOnlyWhenBusy?: boolean;
   /** A batch that holds this many entries goes without lingering (default `maxItems`): where a backlog is, waiting adds nothing. */
