@@ -6,6 +6,8 @@
 // context, a bare undici POST loop and a bare JetStream loop, and the latency from an event's
 // commit to its receipt at a steady moderate rate of orders created over HTTP.
 // Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RUNS, BENCH_TURNS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single, REDIS_URL)
+// BENCH_FLOOR_EVENT_LOG=1 adds, as context, a floor that also keeps an event log as the dispatcher
+// does (webhooks-floor-worker.ts), in the same turns: what the event log costs, measured.
 // The phases, in the order main() runs them: setUp, the throughput of the three subjects
 // (measureThroughput), the yardstick's latency (measureFloorLatency), the context loops
 // (measureBarePosts, measureQueueRoundTrip), waybill's latency at a steady rate
@@ -311,6 +313,8 @@ function publishEvent(js: JetStreamClient, subject: string, tenantId: string, ev
 interface Yardsticks {
   floor: Child;
   peer: Child;
+  /** The floor that also keeps an event log (BENCH_FLOOR_EVENT_LOG=1), context only. */
+  floorWithLog?: { child: Child; feed: Feed };
   feedFloor: Feed;
   feedPeer: Feed;
   /** Publishes one event to the floor, as Waybill's feed does to EVENTS. */
@@ -328,6 +332,7 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
       return hook;
     });
   const floorHooks = yardstickHooks("floor");
+  const floorWithLog = process.env.BENCH_FLOOR_EVENT_LOG === "1" ? await startFloorWithLog(bench) : undefined;
   const peerHooks = yardstickHooks("peer");
   const floorStream = `${env.streamPrefix}WFLOOR`;
   const floorSubject = `${floorStream.toLowerCase()}.events`;
@@ -355,6 +360,7 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
   return {
     floor,
     peer,
+    floorWithLog,
     publishToFloor,
     async feedFloor(count) {
       for (let offset = 0; offset < count; offset += 200) {
@@ -377,7 +383,8 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
     async stop() {
       floor.process.kill("SIGTERM");
       peer.process.kill("SIGTERM");
-      await Promise.allSettled([floor.exited(10_000), peer.exited(10_000)]);
+      floorWithLog?.child.process.kill("SIGTERM");
+      await Promise.allSettled([floor.exited(10_000), peer.exited(10_000), floorWithLog?.child.exited(10_000)]);
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
       await redis.quit();
@@ -385,11 +392,46 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
   };
 }
 
+/**
+ * The floor with an event log: the same worker, its own stream, schema and hooks (their paths
+ * under /floor/, so the receiver treats them as the floor's).
+ */
+async function startFloorWithLog(bench: Bench): Promise<{ child: Child; feed: Feed }> {
+  const { settings, receiver, env, nc, js, tenantId, customerId, productId } = bench;
+  const hooks = Array.from({ length: settings.hookCount }, (_, i) => {
+    const hook = { id: `hook_floorlog_${i}`, url: `${receiver.origin}/floor/log-${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
+    receiver.secrets.set(hook.id, hook.secret);
+    return hook;
+  });
+  const stream = `${env.streamPrefix}WFLOORLOG`;
+  const subject = `${stream.toLowerCase()}.events`;
+  await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [subject] });
+  const child = runTs("bench/webhooks-floor-worker.ts", {
+    DATABASE_URL: env.databaseUrl,
+    NATS_URL: env.natsUrl,
+    FLOOR_STREAM: stream,
+    FLOOR_HOOKS: JSON.stringify(hooks),
+    FLOOR_SCHEMA: "webhooks_floor_log",
+    FLOOR_EVENT_LOG: "1",
+    CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+  });
+  const feed: Feed = async (count) => {
+    for (let offset = 0; offset < count; offset += 200) {
+      await Promise.all(
+        Array.from({ length: Math.min(200, count - offset) }, () => publishEvent(js, subject, tenantId, benchEvent(offset, customerId, productId))),
+      );
+    }
+  };
+  return { child, feed };
+}
+
 /** Deliveries per second of each subject, one figure per run. */
 interface PerRun {
   waybill: number[];
   floor: number[];
   peer: number[];
+  /** The floor with an event log (BENCH_FLOOR_EVENT_LOG=1). */
+  floorWithLog: number[];
 }
 
 /** Warms the three subjects up, then measures each once per run; prints each run's figures. */
@@ -397,9 +439,13 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
   const { settings, receiver, system, env } = bench;
   const { events, hookCount, runs } = settings;
   const publishEvents = waybillFeed(bench);
-  await Promise.all([yardsticks.floor.waitForOutput(/ready/, 60_000), yardsticks.peer.waitForOutput(/ready/, 60_000)]);
+  await Promise.all([
+    yardsticks.floor.waitForOutput(/ready/, 60_000),
+    yardsticks.peer.waitForOutput(/ready/, 60_000),
+    yardsticks.floorWithLog?.child.waitForOutput(/ready/, 60_000),
+  ]);
   // Warm-up of all three paths: connections, prepared paths, JIT.
-  for (const feed of [publishEvents, yardsticks.feedFloor, yardsticks.feedPeer]) {
+  for (const feed of [publishEvents, yardsticks.feedFloor, yardsticks.feedPeer, ...(yardsticks.floorWithLog ? [yardsticks.floorWithLog.feed] : [])]) {
     receiver.distinctArrivals.clear();
     await feed(WARM_UP_EVENTS);
     await receiver.waitForArrivals(WARM_UP_EVENTS * hookCount, 120_000);
@@ -410,6 +456,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     ...system.pids,
     "floor worker": yardsticks.floor.process.pid!,
     "bullmq worker": yardsticks.peer.process.pid!,
+    ...(yardsticks.floorWithLog ? { "floor worker with log": yardsticks.floorWithLog.child.process.pid! } : {}),
     "load generator": process.pid,
   };
   /** One subject fed `count` events, until every delivery arrived: its time, copies, CPU. */
@@ -431,7 +478,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
       cpu: cpuBetween(cpuBefore, snapshotCpu(roots)),
     };
   };
-  const perRun: PerRun = { waybill: [], floor: [], peer: [] };
+  const perRun: PerRun = { waybill: [], floor: [], peer: [], floorWithLog: [] };
   const slice = Math.ceil(events / TURNS);
   for (let i = 1; i <= runs; i++) {
     // Waybill and the floor take turns (the order swapped each turn), so that both meet the same
@@ -441,6 +488,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     await eventLoopDelays(system.opsPorts); // starts the services' delay histograms afresh
     let waybill = emptyTally();
     let sameWork = emptyTally();
+    let withLog = emptyTally();
     for (let turn = 0; turn < TURNS; turn++) {
       const count = Math.min(slice, events - turn * slice);
       if (count <= 0) break;
@@ -451,6 +499,8 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
         sameWork = addTally(sameWork, await measure(yardsticks.feedFloor, count));
         waybill = addTally(waybill, await measure(publishEvents, count));
       }
+      // After both, so that their alternation is the same with it or without.
+      if (yardsticks.floorWithLog) withLog = addTally(withLog, await measure(yardsticks.floorWithLog.feed, count));
     }
     const deferred = describeDeferred(deferredBefore, await deferredDeliveries(system.opsPorts.dispatcher));
     // Over the turns: a service whose event loop is held up delays each answer it takes in, and
@@ -475,6 +525,12 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
     perRun.waybill.push(rateOf(waybill));
     perRun.floor.push(rateOf(sameWork));
     perRun.peer.push(rateOf(bullmq));
+    if (yardsticks.floorWithLog) {
+      process.stdout.write(
+        `${"floor with an event log (context)".padEnd(38)} ${rateOf(withLog).toFixed(0).padStart(7)} /s  (${withLog.elapsed.toFixed(1)} s)\n${formatCpuUsed(withLog.cpu, withLog.deliveries, "delivery")}\n`,
+      );
+      perRun.floorWithLog.push(rateOf(withLog));
+    }
   }
   return perRun;
 }
@@ -614,6 +670,16 @@ function report(settings: Settings, receiver: Receiver, results: Results): void 
     process.stdout.write(ratioLine("deliveries / same-work floor", median(vsFloor), 0.8, `runs: ${vsFloor.map((r) => r.toFixed(2)).join(", ")}`));
     process.stdout.write(ratioLine("deliveries / BullMQ peer", median(vsPeer), 1.0, `runs: ${vsPeer.map((r) => r.toFixed(2)).join(", ")}`));
     process.stdout.write(ratioLine("deliveries / bare POSTs (context)", median(perRun.waybill) / bare.perSecond));
+    if (perRun.floorWithLog.length > 0) {
+      const vsWithLog = perRun.waybill.map((w, i) => w / perRun.floorWithLog[i]);
+      const logCost = perRun.floorWithLog.map((l, i) => l / perRun.floor[i]);
+      process.stdout.write(
+        ratioLine("deliveries / floor with an event log (context)", median(vsWithLog), undefined, `runs: ${vsWithLog.map((r) => r.toFixed(2)).join(", ")}`),
+      );
+      process.stdout.write(
+        ratioLine("floor with an event log / same-work floor (context)", median(logCost), undefined, `runs: ${logCost.map((r) => r.toFixed(2)).join(", ")}`),
+      );
+    }
   }
   process.stdout.write(
     `${"JetStream publish+consume+ack alone".padEnd(34)} ${queueFloor.toFixed(0).padStart(7)} msg/s   (context: one event message is consumed per event, its deliveries sent from it)\n`,
