@@ -23,24 +23,6 @@ export async function createEventLogTable(db: pg.Pool, schema: string): Promise<
   `);
 }
 
-/** One event's row for INSERT_EVENTS's argument: its fields, and the event itself as received. */
-export function eventLogRow(
-  tenantId: string,
-  event: { id: string; kind: string; time: string; transactionId: string },
-  body: string,
-  streamSeq: number,
-): string {
-  const fields = JSON.stringify({
-    id: event.id,
-    tenant_id: tenantId,
-    kind: event.kind,
-    time: event.time,
-    transaction_id: event.transactionId,
-    stream_seq: streamSeq,
-  });
-  return `${fields.slice(0, -1)},"event":${body}}`;
-}
-
 export const INSERT_EVENTS = (schema: string) => `
   INSERT INTO ${schema}.event_log (id, tenant_id, kind, time, transaction_id, stream_seq, event)
   SELECT id, tenant_id, kind, time, transaction_id, stream_seq, event

@@ -22,6 +22,7 @@ import { newId } from "@waybill/platform/ids.js";
 import { headers, TENANT_ID_NATS_HEADER, TRANSACTION_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { verifyWebhook } from "../services/receiver/verify.js";
 import { DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK } from "../services/dispatcher/config.js";
+import { EVENT_INTAKE_LINGER_MS, EVENT_INTAKE_MAX_BATCH } from "../services/dispatcher/event-intake.js";
 import { createTestEnvironment, type TestEnvironment } from "../test/support/environment.js";
 import { addCpu, cpuBetween, formatCpuPerRequest, formatCpuUsed, snapshotCpu, type CpuUsed } from "./cpu-accounting.js";
 import { measureQueueRoundTrip } from "./jetstream-floor.js";
@@ -31,6 +32,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { runTs, type Child } from "../test/support/processes.js";
 import type { DeliveryJob } from "./webhooks-bullmq-peer.js";
+import type { FloorHook } from "./floor-executions.js";
 import { settleDatabase } from "./settle-database.js";
 import { startSystem, type RunningSystem } from "./system.js";
 
@@ -314,7 +316,7 @@ interface Yardsticks {
   floor: Child;
   peer: Child;
   /** The floor that also keeps an event log (BENCH_FLOOR_EVENT_LOG=1), context only. */
-  floorWithLog?: { child: Child; feed: Feed };
+  floorWithLog?: FloorWorker;
   feedFloor: Feed;
   feedPeer: Feed;
   /** Publishes one event to the floor, as Waybill's feed does to EVENTS. */
@@ -322,51 +324,82 @@ interface Yardsticks {
   stop(): Promise<void>;
 }
 
-/** The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver. */
-async function startYardsticks(bench: Bench): Promise<Yardsticks> {
-  const { settings, receiver, env, nc, js, tenantId, customerId, productId } = bench;
-  const yardstickHooks = (kind: "floor" | "peer") =>
-    Array.from({ length: settings.hookCount }, (_, i) => {
-      const hook = { id: `hook_${kind}_${i}`, url: `${receiver.origin}/${kind}/${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
-      receiver.secrets.set(hook.id, hook.secret);
-      return hook;
-    });
-  const floorHooks = yardstickHooks("floor");
-  const floorWithLog = process.env.BENCH_FLOOR_EVENT_LOG === "1" ? await startFloorWithLog(bench) : undefined;
-  const peerHooks = yardstickHooks("peer");
-  const floorStream = `${env.streamPrefix}WFLOOR`;
-  const floorSubject = `${floorStream.toLowerCase()}.events`;
-  await (await jetstreamManager(nc)).streams.add({ name: floorStream, subjects: [floorSubject] });
-  const floor = runTs("bench/webhooks-floor-worker.ts", {
-    DATABASE_URL: env.databaseUrl,
-    NATS_URL: env.natsUrl,
-    FLOOR_STREAM: floorStream,
-    FLOOR_HOOKS: JSON.stringify(floorHooks),
-    CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+/** `count` hooks of a yardstick, registered with the receiver (their paths under `path`). */
+function yardstickHooks(bench: Bench, idPrefix: string, path: string): FloorHook[] {
+  const { settings, receiver } = bench;
+  return Array.from({ length: settings.hookCount }, (_, i) => {
+    const hook = { id: `${idPrefix}_${i}`, url: `${receiver.origin}/${path}${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
+    receiver.secrets.set(hook.id, hook.secret);
+    return hook;
   });
+}
+
+/** A floor worker on a stream of its own: its process, a publish of one event to it, and its feed. */
+interface FloorWorker {
+  child: Child;
+  publish(offset: number): Promise<unknown>;
+  feed: Feed;
+}
+
+async function startFloorWorker(bench: Bench, streamName: string, hooks: FloorHook[], env: Record<string, string> = {}): Promise<FloorWorker> {
+  const { nc, js, tenantId, customerId, productId } = bench;
+  const stream = `${bench.env.streamPrefix}${streamName}`;
+  const subject = `${stream.toLowerCase()}.events`;
+  await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [subject] });
+  const child = runTs("bench/webhooks-floor-worker.ts", {
+    DATABASE_URL: bench.env.databaseUrl,
+    NATS_URL: bench.env.natsUrl,
+    FLOOR_STREAM: stream,
+    FLOOR_HOOKS: JSON.stringify(hooks),
+    CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
+    ...env,
+  });
+  const publish = (offset: number) => publishEvent(js, subject, tenantId, benchEvent(offset, customerId, productId));
+  const feed: Feed = async (count) => {
+    for (let offset = 0; offset < count; offset += 200) {
+      await Promise.all(Array.from({ length: Math.min(200, count - offset) }, () => publish(offset)));
+    }
+  };
+  return { child, publish, feed };
+}
+
+/**
+ * The yardsticks: their own hooks (ids and secrets the receiver verifies), the same receiver.
+ * The floor with an event log (BENCH_FLOOR_EVENT_LOG=1) is the same worker with its own stream,
+ * schema and hooks, their paths under /floor/ so that the receiver treats them as the floor's.
+ */
+async function startYardsticks(bench: Bench): Promise<Yardsticks> {
+  const { settings, customerId, productId } = bench;
+  const floorWorker = await startFloorWorker(bench, "WFLOOR", yardstickHooks(bench, "hook_floor", "floor/"));
+  const floorWithLog =
+    process.env.BENCH_FLOOR_EVENT_LOG === "1"
+      ? await startFloorWorker(bench, "WFLOORLOG", yardstickHooks(bench, "hook_floorlog", "floor/log-"), {
+          FLOOR_SCHEMA: "webhooks_floor_log",
+          FLOOR_EVENT_LOG: "1",
+          FLOOR_EVENT_BATCH: String(EVENT_INTAKE_MAX_BATCH),
+          FLOOR_EVENT_LINGER_MS: String(EVENT_INTAKE_LINGER_MS),
+        })
+      : undefined;
+  const peerHooks = yardstickHooks(bench, "hook_peer", "peer/");
+  const floor = floorWorker.child;
   const queueName = `waybill-bench-${randomBytes(4).toString("hex")}`;
   // A connection handed to BullMQ is the caller's to close (queue.close() leaves it open).
   const redis = new Redis(settings.redisUrl);
   const queue = new Queue<DeliveryJob>(queueName, { connection: redis });
   const peer = runTs("bench/webhooks-bullmq-peer.ts", {
-    DATABASE_URL: env.databaseUrl,
+    DATABASE_URL: bench.env.databaseUrl,
     REDIS_URL: settings.redisUrl,
     PEER_QUEUE: queueName,
     PEER_HOOKS: JSON.stringify(peerHooks),
     PEER_CONCURRENCY: String(settings.concurrency),
   });
   const eventBody = (offset: number) => JSON.stringify(benchEvent(offset, customerId, productId));
-  const publishToFloor = (offset: number) => publishEvent(js, floorSubject, tenantId, benchEvent(offset, customerId, productId));
   return {
     floor,
     peer,
     floorWithLog,
-    publishToFloor,
-    async feedFloor(count) {
-      for (let offset = 0; offset < count; offset += 200) {
-        await Promise.all(Array.from({ length: Math.min(200, count - offset) }, () => publishToFloor(offset)));
-      }
-    },
+    publishToFloor: floorWorker.publish,
+    feedFloor: floorWorker.feed,
     async feedPeer(count) {
       // One job per (event, hook), with the retry policy BullMQ documents for unreliable work.
       for (let offset = 0; offset < count; offset += 200) {
@@ -390,39 +423,6 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
       await redis.quit();
     },
   };
-}
-
-/**
- * The floor with an event log: the same worker, its own stream, schema and hooks (their paths
- * under /floor/, so the receiver treats them as the floor's).
- */
-async function startFloorWithLog(bench: Bench): Promise<{ child: Child; feed: Feed }> {
-  const { settings, receiver, env, nc, js, tenantId, customerId, productId } = bench;
-  const hooks = Array.from({ length: settings.hookCount }, (_, i) => {
-    const hook = { id: `hook_floorlog_${i}`, url: `${receiver.origin}/floor/log-${i}`, secret: `whsec_${randomBytes(24).toString("base64")}` };
-    receiver.secrets.set(hook.id, hook.secret);
-    return hook;
-  });
-  const stream = `${env.streamPrefix}WFLOORLOG`;
-  const subject = `${stream.toLowerCase()}.events`;
-  await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [subject] });
-  const child = runTs("bench/webhooks-floor-worker.ts", {
-    DATABASE_URL: env.databaseUrl,
-    NATS_URL: env.natsUrl,
-    FLOOR_STREAM: stream,
-    FLOOR_HOOKS: JSON.stringify(hooks),
-    FLOOR_SCHEMA: "webhooks_floor_log",
-    FLOOR_EVENT_LOG: "1",
-    CONCURRENCY_PER_HOOK: String(DEFAULT_WEBHOOK_CONCURRENCY_PER_HOOK),
-  });
-  const feed: Feed = async (count) => {
-    for (let offset = 0; offset < count; offset += 200) {
-      await Promise.all(
-        Array.from({ length: Math.min(200, count - offset) }, () => publishEvent(js, subject, tenantId, benchEvent(offset, customerId, productId))),
-      );
-    }
-  };
-  return { child, feed };
 }
 
 /** Deliveries per second of each subject, one figure per run. */

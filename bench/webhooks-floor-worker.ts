@@ -12,7 +12,7 @@
 // with the dispatcher's columns and indexes (floor-event-log.ts), many events per multi-row insert,
 // and its deliveries start once that insert has committed.
 // Env: NATS_URL, DATABASE_URL, FLOOR_STREAM, FLOOR_HOOKS (JSON [{id,url,secret}]), CONCURRENCY_PER_HOOK,
-// FLOOR_SCHEMA (default webhooks_floor), FLOOR_EVENT_LOG.
+// FLOOR_SCHEMA (default webhooks_floor), FLOOR_EVENT_LOG, FLOOR_EVENT_BATCH, FLOOR_EVENT_LINGER_MS.
 import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
@@ -20,8 +20,8 @@ import { Agent, request } from "undici";
 import { newId } from "@waybill/platform/ids.js";
 import { TENANT_ID_NATS_HEADER } from "@waybill/platform/nats.js";
 import { createExecutionTable, executionRecord, INSERT_EXECUTIONS, signedHeaders, type ExecutionRow, type FloorHook } from "./floor-executions.js";
-import { EVENT_INTAKE_LINGER_MS, EVENT_INTAKE_MAX_BATCH } from "../services/dispatcher/event-intake.js";
-import { createEventLogTable, eventLogRow, INSERT_EVENTS } from "./floor-event-log.js";
+import { eventLogRow } from "../services/dispatcher/event-log-row.js";
+import { createEventLogTable, INSERT_EVENTS } from "./floor-event-log.js";
 
 const SCHEMA = process.env.FLOOR_SCHEMA ?? "webhooks_floor";
 const keepsEventLog = process.env.FLOOR_EVENT_LOG === "1";
@@ -36,46 +36,43 @@ await createExecutionTable(db, SCHEMA);
 if (keepsEventLog) await createEventLogTable(db, SCHEMA);
 const agent = new Agent({ connections: hooks.length * perHook, keepAliveTimeout: 30_000 });
 
-// Execution rows wait here for the next multi-row insert; each carries the ack it unblocks.
-let pendingRows: { row: ExecutionRow; done: () => void }[] = [];
-let _flushTimer: NodeJS.Timeout | undefined;
-async function flush(): Promise<void> {
-  _flushTimer = undefined;
-  const batch = pendingRows;
-  pendingRows = [];
-  if (batch.length === 0) return;
-  await db.query(INSERT_EXECUTIONS(SCHEMA), [JSON.stringify(batch.map((b) => executionRecord(b.row)))]);
-  for (const b of batch) b.done();
-}
-function record(row: ExecutionRow): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pendingRows.push({ row, done: resolve });
-    if (pendingRows.length >= FLUSH_ROWS) void flush().catch(reject);
-    else _flushTimer ??= setTimeout(() => void flush().catch(reject), FLUSH_DELAY_MS);
-  });
+/**
+ * Rows wait here for the next multi-row insert (`write`): at most `maxRows`, or what came within
+ * `delayMs` of the first. Each add resolves once its insert has committed (it carries the ack it
+ * unblocks).
+ */
+function rowBatcher<T>(write: (rows: T[]) => Promise<unknown>, maxRows: number, delayMs: number): (row: T) => Promise<void> {
+  let pending: { row: T; done: () => void }[] = [];
+  let _timer: NodeJS.Timeout | undefined;
+  const flush = async () => {
+    _timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    await write(batch.map((b) => b.row));
+    for (const b of batch) b.done();
+  };
+  return (row) =>
+    new Promise((resolve, reject) => {
+      pending.push({ row, done: resolve });
+      if (pending.length >= maxRows) void flush().catch(reject);
+      else _timer ??= setTimeout(() => void flush().catch(reject), delayMs);
+    });
 }
 
-// Event-log rows wait here for the next multi-row insert, as execution rows do, with the limits of
-// the dispatcher's intake: with the executions' 2 ms, a statement held about 5 events at 2,500 a
-// second, and their fixed cost made this yardstick's PostgreSQL CPU per delivery higher than
-// Waybill's.
-let pendingEvents: { row: string; done: () => void }[] = [];
-let _eventsTimer: NodeJS.Timeout | undefined;
-async function flushEvents(): Promise<void> {
-  _eventsTimer = undefined;
-  const batch = pendingEvents;
-  pendingEvents = [];
-  if (batch.length === 0) return;
-  await db.query(INSERT_EVENTS(SCHEMA), [`[${batch.map((b) => b.row).join(",")}]`]);
-  for (const b of batch) b.done();
-}
-function logEvent(row: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pendingEvents.push({ row, done: resolve });
-    if (pendingEvents.length >= EVENT_INTAKE_MAX_BATCH) void flushEvents().catch(reject);
-    else _eventsTimer ??= setTimeout(() => void flushEvents().catch(reject), EVENT_INTAKE_LINGER_MS);
-  });
-}
+const record = rowBatcher(
+  (rows: ExecutionRow[]) => db.query(INSERT_EXECUTIONS(SCHEMA), [JSON.stringify(rows.map(executionRecord))]),
+  FLUSH_ROWS,
+  FLUSH_DELAY_MS,
+);
+// Event-log rows wait with the limits of the dispatcher's intake (the bench passes them): with the
+// executions' 2 ms, a statement held about 5 events at 2,500 a second, and their fixed cost made
+// this yardstick's PostgreSQL CPU per delivery higher than Waybill's.
+const logEvent = rowBatcher(
+  (rows: string[]) => db.query(INSERT_EVENTS(SCHEMA), [`[${rows.join(",")}]`]),
+  Number(process.env.FLOOR_EVENT_BATCH ?? 500),
+  Number(process.env.FLOOR_EVENT_LINGER_MS ?? 10),
+);
 
 // Per-hook concurrency: a counting semaphore per hook.
 const lanes = new Map(hooks.map((h) => [h.id, { active: 0, waiting: [] as (() => void)[] }]));

@@ -7,6 +7,7 @@ import type { EventEnvelope } from "@waybill/contracts/events/catalog.js";
 import type { Topology } from "@waybill/platform/nats.js";
 import { appendMessages } from "@waybill/platform/outbox.js";
 import { entityOf } from "@waybill/contracts/events/entity.js";
+import { eventLogRow } from "./event-log-row.js";
 import { deliveriesSubject } from "./deliveries-stream.js";
 import { fanOutDeliveryId, type DeliveryMessage } from "./delivery-message.js";
 import { lockHooks, lockSubscribedHooks, signUnderLocks } from "./signing-lock.js";
@@ -143,18 +144,7 @@ export async function recordEvents(pool: Pool, events: IncomingEvent[], signer: 
  * `checkIncomingEvent` parsed that very text as one JSON object, so it cannot end its row early.
  */
 function recordedEventsArgument(events: IncomingEvent[]): string {
-  const rows = events.map(({ tenantId, event, eventJson, streamSeq }) => {
-    const fields = JSON.stringify({
-      id: event.id,
-      tenant_id: tenantId,
-      kind: event.kind,
-      time: event.time,
-      transaction_id: event.transactionId,
-      stream_seq: streamSeq,
-    });
-    return `${fields.slice(0, -1)},"event":${eventJson}}`;
-  });
-  return `[${rows.join(",")}]`;
+  return `[${events.map(({ tenantId, event, eventJson, streamSeq }) => eventLogRow(tenantId, event, eventJson, streamSeq)).join(",")}]`;
 }
 
 /** Each event's deliveries from its row; `fresh` is called for a new event's unordered ones. */
