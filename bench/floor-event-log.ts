@@ -16,7 +16,7 @@ export async function createEventLogTable(db: pg.Pool, schema: string): Promise<
     CREATE INDEX IF NOT EXISTS event_log_transaction ON ${schema}.event_log (tenant_id, transaction_id, id DESC);
     ${lookups
       .map(
-        (key) => `CREATE INDEX IF NOT EXISTS event_log_${key.toLowerCase()} ON ${schema}.event_log (tenant_id, (event ->> '${key}'), id DESC)
+        (key) => `CREATE INDEX IF NOT EXISTS event_log_${key.replace(/Id$/, "").toLowerCase()} ON ${schema}.event_log (tenant_id, (event ->> '${key}'), id DESC)
           WHERE (event ->> '${key}') IS NOT NULL;`,
       )
       .join("\n")}

@@ -313,14 +313,11 @@ function publishEvent(js: JetStreamClient, subject: string, tenantId: string, ev
 
 /** Subjects 2 and 3, the yardsticks: their processes, how to feed them, how to stop them. */
 interface Yardsticks {
-  floor: Child;
+  floor: FloorWorker;
   peer: Child;
   /** The floor that also keeps an event log (BENCH_FLOOR_EVENT_LOG=1), context only. */
   floorWithLog?: FloorWorker;
-  feedFloor: Feed;
   feedPeer: Feed;
-  /** Publishes one event to the floor, as Waybill's feed does to EVENTS. */
-  publishToFloor(offset: number): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -334,7 +331,7 @@ function yardstickHooks(bench: Bench, idPrefix: string, path: string): FloorHook
   });
 }
 
-/** A floor worker on a stream of its own: its process, a publish of one event to it, and its feed. */
+/** A floor worker on a stream of its own: its process, its feed, and a publish of one event to it (as Waybill's feed does to EVENTS). */
 interface FloorWorker {
   child: Child;
   publish(offset: number): Promise<unknown>;
@@ -370,7 +367,7 @@ async function startFloorWorker(bench: Bench, streamName: string, hooks: FloorHo
  */
 async function startYardsticks(bench: Bench): Promise<Yardsticks> {
   const { settings, customerId, productId } = bench;
-  const floorWorker = await startFloorWorker(bench, "WFLOOR", yardstickHooks(bench, "hook_floor", "floor/"));
+  const floor = await startFloorWorker(bench, "WFLOOR", yardstickHooks(bench, "hook_floor", "floor/"));
   const floorWithLog =
     process.env.BENCH_FLOOR_EVENT_LOG === "1"
       ? await startFloorWorker(bench, "WFLOORLOG", yardstickHooks(bench, "hook_floorlog", "floor/log-"), {
@@ -381,7 +378,6 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
         })
       : undefined;
   const peerHooks = yardstickHooks(bench, "hook_peer", "peer/");
-  const floor = floorWorker.child;
   const queueName = `waybill-bench-${randomBytes(4).toString("hex")}`;
   // A connection handed to BullMQ is the caller's to close (queue.close() leaves it open).
   const redis = new Redis(settings.redisUrl);
@@ -398,8 +394,6 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
     floor,
     peer,
     floorWithLog,
-    publishToFloor: floorWorker.publish,
-    feedFloor: floorWorker.feed,
     async feedPeer(count) {
       // One job per (event, hook), with the retry policy BullMQ documents for unreliable work.
       for (let offset = 0; offset < count; offset += 200) {
@@ -414,10 +408,9 @@ async function startYardsticks(bench: Bench): Promise<Yardsticks> {
       }
     },
     async stop() {
-      floor.process.kill("SIGTERM");
-      peer.process.kill("SIGTERM");
-      floorWithLog?.child.process.kill("SIGTERM");
-      await Promise.allSettled([floor.exited(10_000), peer.exited(10_000), floorWithLog?.child.exited(10_000)]);
+      const children = [floor.child, peer, ...(floorWithLog ? [floorWithLog.child] : [])];
+      for (const child of children) child.process.kill("SIGTERM");
+      await Promise.allSettled(children.map((child) => child.exited(10_000)));
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close();
       await redis.quit();
@@ -440,12 +433,12 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
   const { events, hookCount, runs } = settings;
   const publishEvents = waybillFeed(bench);
   await Promise.all([
-    yardsticks.floor.waitForOutput(/ready/, 60_000),
+    yardsticks.floor.child.waitForOutput(/ready/, 60_000),
     yardsticks.peer.waitForOutput(/ready/, 60_000),
     yardsticks.floorWithLog?.child.waitForOutput(/ready/, 60_000),
   ]);
   // Warm-up of all three paths: connections, prepared paths, JIT.
-  for (const feed of [publishEvents, yardsticks.feedFloor, yardsticks.feedPeer, ...(yardsticks.floorWithLog ? [yardsticks.floorWithLog.feed] : [])]) {
+  for (const feed of [publishEvents, yardsticks.floor.feed, yardsticks.feedPeer, ...(yardsticks.floorWithLog ? [yardsticks.floorWithLog.feed] : [])]) {
     receiver.distinctArrivals.clear();
     await feed(WARM_UP_EVENTS);
     await receiver.waitForArrivals(WARM_UP_EVENTS * hookCount, 120_000);
@@ -454,7 +447,7 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
   // CPU of every process per delivery (the receiver runs in this process: "load generator").
   const roots = {
     ...system.pids,
-    "floor worker": yardsticks.floor.process.pid!,
+    "floor worker": yardsticks.floor.child.process.pid!,
     "bullmq worker": yardsticks.peer.process.pid!,
     ...(yardsticks.floorWithLog ? { "floor worker with log": yardsticks.floorWithLog.child.process.pid! } : {}),
     "load generator": process.pid,
@@ -494,9 +487,9 @@ async function measureThroughput(bench: Bench, yardsticks: Yardsticks): Promise<
       if (count <= 0) break;
       if (turn % 2 === 0) {
         waybill = addTally(waybill, await measure(publishEvents, count));
-        sameWork = addTally(sameWork, await measure(yardsticks.feedFloor, count));
+        sameWork = addTally(sameWork, await measure(yardsticks.floor.feed, count));
       } else {
-        sameWork = addTally(sameWork, await measure(yardsticks.feedFloor, count));
+        sameWork = addTally(sameWork, await measure(yardsticks.floor.feed, count));
         waybill = addTally(waybill, await measure(publishEvents, count));
       }
       // After both, so that their alternation is the same with it or without.
@@ -567,7 +560,7 @@ async function measureFloorLatency(bench: Bench, yardsticks: Yardsticks): Promis
   for (let i = 0; i < Math.round(rate * seconds); i++) {
     const wait = started + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await yardsticks.publishToFloor(i);
+    await yardsticks.floor.publish(i);
   }
   await receiver.waitForArrivals(Math.round(rate * seconds) * hookCount, 60_000);
   receiver.keepArrivals(false);
