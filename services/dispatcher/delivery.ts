@@ -247,7 +247,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
       const span = headers ? traceDeliveryRequest(headers, url, attempt) : undefined;
       const result: SendResult = headers
-        ? await deps.sender.send(url, delivery.eventJson, headers, signal)
+        ? await deps.sender.send(delivery.hookId, url, delivery.eventJson, headers, signal)
         : {
             requestedAt: new Date(now()),
             durationMs: 0,

@@ -44,7 +44,7 @@ afterAll(async () => {
 
 function withSender(options: { timeoutMs?: number; allowPrivateNetworks?: boolean }, fn: (sender: Sender) => Promise<void>) {
   return async () => {
-    const sender = createSender({ timeoutMs: options.timeoutMs ?? 5_000, allowPrivateNetworks: options.allowPrivateNetworks ?? true });
+    const sender = createSender({ timeoutMs: options.timeoutMs ?? 5_000, allowPrivateNetworks: options.allowPrivateNetworks ?? true, connectionsPerHook: 8 });
     try {
       await fn(sender);
     } finally {
@@ -57,7 +57,7 @@ describe("sender", () => {
   it(
     "POSTs the body with the given headers and reports a 2xx as success",
     withSender({}, async (sender) => {
-      const result = await sender.send(`${base}/ok?x=1`, '{"a":1}', { "Content-Type": "application/json", "X-Service-Webhook-Id": "hook_1" });
+      const result = await sender.send("hook_1", `${base}/ok?x=1`, '{"a":1}', { "Content-Type": "application/json", "X-Service-Webhook-Id": "hook_1" });
       expect(result).toMatchObject({ ok: true, statusCode: 201, responseBody: "created", error: null, receiverFault: false, aborted: false });
       expect(result.responseHeaders["x-answer"]).toBe("yes");
       expect(seen.at(-1)).toMatchObject({ body: '{"a":1}', headers: { "content-type": "application/json", "x-service-webhook-id": "hook_1" } });
@@ -67,34 +67,34 @@ describe("sender", () => {
   it(
     "keeps the first 4 KiB of an answer and joins repeated headers",
     withSender({}, async (sender) => {
-      const big = await sender.send(`${base}/big`, "{}", {});
+      const big = await sender.send("hook_1", `${base}/big`, "{}", {});
       expect(Buffer.byteLength(big.responseBody!)).toBeLessThanOrEqual(RESPONSE_BODY_LIMIT_BYTES + 2);
       expect(big.responseBody!.length).toBeGreaterThan(2000);
-      const busy = await sender.send(`${base}/busy`, "{}", {});
+      const busy = await sender.send("hook_1", `${base}/busy`, "{}", {});
       expect(busy).toMatchObject({ ok: false, statusCode: 429, retryAfter: "7", receiverFault: true, responseBody: "slow down" });
       expect(busy.responseHeaders["set-cookie"]).toBe("a=1, b=2");
-      expect((await sender.send(`${base}/nul`, "{}", {})).responseBody).toBe("a\uFFFDb");
+      expect((await sender.send("hook_1", `${base}/nul`, "{}", {})).responseBody).toBe("a\uFFFDb");
     }),
   );
 
   it(
     "fails a receiver that answers too late, or not at all",
     withSender({ timeoutMs: 200 }, async (sender) => {
-      const slow = await sender.send(`${base}/slow`, "{}", {});
+      const slow = await sender.send("hook_1", `${base}/slow`, "{}", {});
       expect(slow).toMatchObject({ ok: false, statusCode: null, error: "timeout after 200 ms", receiverFault: true });
       expect(slow.durationMs).toBeGreaterThanOrEqual(150);
       const closed = http.createServer();
       await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
       const port = (closed.address() as AddressInfo).port;
       await new Promise((resolve) => closed.close(resolve));
-      expect(await sender.send(`http://127.0.0.1:${port}/`, "{}", {})).toMatchObject({ ok: false, error: "connection refused", receiverFault: true });
+      expect(await sender.send("hook_1", `http://127.0.0.1:${port}/`, "{}", {})).toMatchObject({ ok: false, error: "connection refused", receiverFault: true });
     }),
   );
 
   it(
     "does not follow a redirect: a 302 is the answer, a failed attempt",
     withSender({}, async (sender) => {
-      const result = await sender.send(`${base}/redirect`, "{}", {});
+      const result = await sender.send("hook_1", `${base}/redirect`, "{}", {});
       expect(result).toMatchObject({ ok: false, statusCode: 302, responseBody: "moved", error: null, receiverFault: false });
       expect(result.responseHeaders.location).toBe(`${base}/target`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -106,7 +106,7 @@ describe("sender", () => {
     "cuts an endless answer: 4 KiB kept, the attempt over well within the timeout",
     withSender({ timeoutMs: 2_000 }, async (sender) => {
       const started = performance.now();
-      const result = await sender.send(`${base}/endless`, "{}", {});
+      const result = await sender.send("hook_1", `${base}/endless`, "{}", {});
       expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
       expect(result.responseBody).toBe("y".repeat(RESPONSE_BODY_LIMIT_BYTES));
       expect(performance.now() - started).toBeLessThan(2_000);
@@ -117,7 +117,7 @@ describe("sender", () => {
     "cuts an answer that trickles on past the timeout, keeping its status and what arrived",
     withSender({ timeoutMs: 300 }, async (sender) => {
       const started = performance.now();
-      const result = await sender.send(`${base}/trickle`, "{}", {});
+      const result = await sender.send("hook_1", `${base}/trickle`, "{}", {});
       const took = performance.now() - started;
       expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
       expect(result.responseBody!.length).toBeGreaterThan(0);
@@ -132,7 +132,7 @@ describe("sender", () => {
     withSender({ allowPrivateNetworks: false }, async (sender) => {
       const before = seen.length;
       for (const url of [`${base}/ok`, base.replace("127.0.0.1", "localhost")]) {
-        expect(await sender.send(url, "{}", {}), url).toMatchObject({ ok: false, error: "blocked address", statusCode: null, receiverFault: false });
+        expect(await sender.send("hook_1", url, "{}", {}), url).toMatchObject({ ok: false, error: "blocked address", statusCode: null, receiverFault: false });
       }
       expect(seen.length).toBe(before);
     }),
@@ -143,7 +143,36 @@ describe("sender", () => {
     withSender({}, async (sender) => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 50);
-      expect(await sender.send(`${base}/slow`, "{}", {}, controller.signal)).toMatchObject({ aborted: true });
+      expect(await sender.send("hook_1", `${base}/slow`, "{}", {}, controller.signal)).toMatchObject({ aborted: true });
     }),
   );
+
+  it("opens no more connections per hook than it may have requests in flight, and none shared between hooks", async () => {
+    // Each socket's hooks, as the receiver saw them: a lane sends its next request as soon as
+    // the last one is answered, which is when undici cannot reuse that socket yet.
+    const hooksBySocket = new Map<object, Set<string>>();
+    const receiver = http.createServer((req, res) => {
+      const hooks = hooksBySocket.get(req.socket) ?? new Set<string>();
+      hooksBySocket.set(req.socket, hooks.add(String(req.headers["x-hook"])));
+      req.resume().on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const perHook = 4;
+    const sender = createSender({ timeoutMs: 5_000, allowPrivateNetworks: true, connectionsPerHook: perHook });
+    try {
+      const lane = async (hookId: string) => {
+        for (let i = 0; i < 50; i++) expect((await sender.send(hookId, url, "{}", { "x-hook": hookId })).statusCode).toBe(204);
+      };
+      await Promise.all(["hook_a", "hook_b"].flatMap((hookId) => Array.from({ length: perHook }, () => lane(hookId))));
+      const sockets = [...hooksBySocket.values()];
+      expect(sockets.every((hooks) => hooks.size === 1)).toBe(true);
+      expect(sockets.filter((hooks) => hooks.has("hook_a")).length).toBeLessThanOrEqual(perHook);
+      expect(sockets.filter((hooks) => hooks.has("hook_b")).length).toBeLessThanOrEqual(perHook);
+    } finally {
+      await sender.close();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
 });

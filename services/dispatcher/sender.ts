@@ -1,16 +1,16 @@
-// Sends one signed delivery over HTTP with undici: keep-alive connections per origin (one Agent,
-// which pools per origin), an overall timeout, the SSRF guard on the resolved address, and an
-// answer reduced to what an execution record keeps.
+// Sends one signed delivery over HTTP with undici: keep-alive connections of the hook's own, at
+// most one per request it may have in flight (hook-connections.ts), an overall timeout, the SSRF
+// guard on the resolved address, and an answer reduced to what an execution record keeps.
 import { LRUCache } from "lru-cache";
 import { SlotSet } from "@waybill/platform/slot-set.js";
-import { Agent, type Dispatcher } from "undici";
+import { buildConnector, type Dispatcher } from "undici";
+import { createHookConnections } from "./hook-connections.js";
 import { BLOCKED_ADDRESS_ERROR, BlockedAddressError, guardedLookup, isBlockedLiteralHost } from "./ssrf.js";
 
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 /** Read (and discard) at most this much of an answer so its connection can be reused. */
 export const RESPONSE_DRAIN_LIMIT_BYTES = 256 * 1024;
 export const CONNECT_TIMEOUT_MS = 10_000;
-export const CONNECTIONS_PER_ORIGIN = 128;
 export const USER_AGENT = "Waybill-Webhooks/1";
 /** Hook urls kept parsed: every delivery to a hook sends to the same one. */
 export const PARSED_URLS_MAX = 10_000;
@@ -34,21 +34,23 @@ export interface SendResult {
 }
 
 export interface Sender {
-  send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult>;
+  /** Sends over the hook's own connections (`hookId`). */
+  send(hookId: string, url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult>;
   close(): Promise<void>;
 }
 
 export interface SenderOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
-  now?: () => number;
+  /** Requests one hook may have in flight (its lane's places): its connections at most. */
+  connectionsPerHook: number;
 }
 
 export function createSender(options: SenderOptions): Sender {
   const { timeoutMs, allowPrivateNetworks } = options;
-  const agent = new Agent({
-    connections: CONNECTIONS_PER_ORIGIN,
-    connect: { lookup: guardedLookup(allowPrivateNetworks), timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) },
+  const connections = createHookConnections({
+    perHook: options.connectionsPerHook,
+    connect: buildConnector({ lookup: guardedLookup(allowPrivateNetworks), timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) }),
   });
   const parsed = new LRUCache<string, Target>({ max: PARSED_URLS_MAX });
   /** The url's origin and path, and whether it names a blocked address literal (no lookup checks that). */
@@ -68,7 +70,7 @@ export function createSender(options: SenderOptions): Sender {
   // listener per request, no body stream and async iteration over it. This runs once per delivery,
   // the dispatcher's hottest call, so whatever it allocates is paid on every webhook: one Attempt
   // (its handler methods on the prototype, not closures made per request).
-  function send(url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult> {
+  function send(hookId: string, url: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult> {
     const target = targetOf(url);
     return new Promise<SendResult>((resolve) => {
       const attempt = new Attempt(resolve, timeoutMs);
@@ -78,14 +80,15 @@ export function createSender(options: SenderOptions): Sender {
       attempt.arm(signal && attemptsStoppedBy(signal));
       try {
         const requestHeaders = { ...headers, "User-Agent": USER_AGENT };
-        agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, attempt);
+        const pool = connections.poolFor(hookId, target.origin);
+        pool.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: requestHeaders, body }, attempt);
       } catch (error) {
         attempt.settle(attempt.result({ error: describeError(error) }));
       }
     });
   }
 
-  return { send, close: () => agent.close() };
+  return { send, close: () => connections.close() };
 }
 
 interface Target {

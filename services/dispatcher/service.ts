@@ -76,7 +76,11 @@ export async function startDispatcher(config: DispatcherConfig): Promise<Dispatc
 
     const { secrets, stop: stopResealing } = await setUpSecretKeys(config, { pool, logger, registry: ops.registry });
     runtime.defer(stopResealing);
-    const sender = createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS });
+    const sender = createSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      connectionsPerHook: config.WEBHOOK_CONCURRENCY_PER_HOOK,
+    });
     runtime.defer(sender.close);
     // Deliveries have their own connections, so a burst of events being fanned out never makes
     // them wait for one (nor they the intake).
