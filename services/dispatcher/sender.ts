@@ -241,11 +241,21 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * Headers that describe the connection, not the answer (RFC 9110 §7.6.1): a proxy drops them, and
+ * an execution record does too. Kept, they were two of the four headers of a typical answer
+ * (`connection: keep-alive`, `keep-alive: timeout=5`) on every row of the executions table.
+ */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]);
+
+/** The answer's end-to-end headers, names in lower case, repeated ones joined. */
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name.toLowerCase()] = sanitize(Array.isArray(value) ? value.join(", ") : value);
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    out[lower] = sanitize(Array.isArray(value) ? value.join(", ") : value);
   }
   return out;
 }

@@ -6476,6 +6476,7 @@ export interface operations {
                             statusCode: number | null;
                             /** @description The first 4 KiB of the receiver's answer */
                             responseBody: string | null;
+                            /** @description The answer's headers, names in lower case, repeated ones joined with ", "; without those about the connection (Connection, Keep-Alive, Transfer-Encoding, Upgrade) */
                             responseHeaders: {
                                 [key: string]: string;
                             };
@@ -7679,6 +7680,7 @@ export interface operations {
                         statusCode: number | null;
                         /** @description The first 4 KiB of the receiver's answer */
                         responseBody: string | null;
+                        /** @description The answer's headers, names in lower case, repeated ones joined with ", "; without those about the connection (Connection, Keep-Alive, Transfer-Encoding, Upgrade) */
                         responseHeaders: {
                             [key: string]: string;
                         };
@@ -7905,6 +7907,7 @@ export interface operations {
                             statusCode: number | null;
                             /** @description The first 4 KiB of the receiver's answer */
                             responseBody: string | null;
+                            /** @description The answer's headers, names in lower case, repeated ones joined with ", "; without those about the connection (Connection, Keep-Alive, Transfer-Encoding, Upgrade) */
                             responseHeaders: {
                                 [key: string]: string;
                             };

@@ -90,7 +90,11 @@ export const executionOutput = z.object({
   outcome: z.enum(["succeeded", "failed"]),
   statusCode: z.number().int().nullable(),
   responseBody: z.string().nullable().describe("The first 4 KiB of the receiver's answer"),
-  responseHeaders: z.record(z.string(), z.string()),
+  responseHeaders: z
+    .record(z.string(), z.string())
+    .describe(
+      'The answer\'s headers, names in lower case, repeated ones joined with ", "; without those about the connection (Connection, Keep-Alive, Transfer-Encoding, Upgrade)',
+    ),
   error: z.string().nullable().describe('Why the attempt failed without an answer, e.g. "blocked address"'),
   nextAttemptAt: z.string().nullable().describe("When the next attempt is due; null when none will follow"),
 });
