@@ -5,7 +5,7 @@
 // Node team would pick (bench/webhooks-bullmq-peer.ts: BullMQ on the machine's Redis) — then, as
 // context, a bare undici POST loop and a bare JetStream loop, and the latency from an event's
 // commit to its receipt at a steady moderate rate of orders created over HTTP.
-// Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_HOOKS, BENCH_RUNS, BENCH_TURNS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single, REDIS_URL)
+// Run: npm run bench:webhooks   (BENCH_EVENTS, BENCH_WARM_UP_EVENTS, BENCH_HOOKS, BENCH_RUNS, BENCH_TURNS, BENCH_RATE, BENCH_SECONDS, BENCH_TOPOLOGY=split|single, REDIS_URL)
 // BENCH_FLOOR_EVENT_LOG=1 adds, as context, a floor that also keeps an event log as the dispatcher
 // does (webhooks-floor-worker.ts), in the same turns: what the event log costs, measured.
 // The phases, in the order main() runs them: setUp, the throughput of the three subjects
@@ -62,8 +62,13 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 4);
  * paid sooner; a service that runs for days pays it once. (Ten seconds of events instead, on
  * 2026-11-28, left the first run as costly: 0.090 ms of dispatcher CPU per delivery against
  * 0.067–0.077 in the next two, as with 2,000; not kept.)
+ * With 2,000 the dispatcher's hottest functions (the deliverer's attempt, the scheduler's submit
+ * and attempt, the sender's send) were still only Maglev-compiled when the first run began, and
+ * reached TurboFan during it: on 2026-11-29 (`SERVICE_NODE_FLAGS="--trace-opt --trace-gc"`) its
+ * compilations took 822 ms of CPU during the first run against 63 ms in the rest of the bench,
+ * and its first run was the slowest in 9 of 11 benches.
  */
-const WARM_UP_EVENTS = 2_000;
+const WARM_UP_EVENTS = Number(process.env.BENCH_WARM_UP_EVENTS ?? 6_000);
 
 function readSettings(): Settings {
   const hookCount = Number(process.env.BENCH_HOOKS ?? 4);
