@@ -177,4 +177,31 @@ describe("sender", () => {
       await new Promise((resolve) => receiver.close(resolve));
     }
   });
+
+  it("answers a hook at once while other hooks at the same host have every request hanging", async () => {
+    // 17 hooks × 8 hanging requests: more than the 128 connections one pool per host had, which
+    // left every other hook of that host waiting for a connection until the hanging ones timed out.
+    const hanging: http.ServerResponse[] = [];
+    const receiver = http.createServer((req, res) => {
+      if (req.url === "/hang") hanging.push(res);
+      else req.resume().on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const perHook = 8;
+    const sender = createSender({ timeoutMs: 10_000, allowPrivateNetworks: true, connectionsPerHook: perHook });
+    try {
+      const stuck = Array.from({ length: 17 * perHook }, (_, i) => sender.send(`hook_hang${i % 17}`, `${origin}/hang`, "{}", {}));
+      await expect.poll(() => hanging.length, { timeout: 5_000 }).toBe(17 * perHook);
+      const healthy = await sender.send("hook_ok", `${origin}/ok`, "{}", {});
+      expect(healthy).toMatchObject({ ok: true, statusCode: 204 });
+      expect(healthy.durationMs).toBeLessThan(2_000);
+      for (const res of hanging) res.writeHead(200).end();
+      expect((await Promise.all(stuck)).every((result) => result.ok)).toBe(true);
+    } finally {
+      await sender.close();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
 });
