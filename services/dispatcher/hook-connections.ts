@@ -1,15 +1,15 @@
 // Each hook's requests go over connections of their own, at most as many as the hook may have
-// requests in flight (its lane's places). One pool per receiver origin, shared by every hook
-// there, opened about twice as many connections as requests in flight: undici lets a socket whose
-// answer has just ended be used again only after a turn of the event loop (client-h1.js, for
-// servers that close a connection they said they would keep), and a lane's next request, sent in
-// that same turn, found the pool below its limit and opened another. Capped per hook, it waits
-// that turn in the pool instead; a receiver sees no more connections per hook than requests, and
-// a hook cannot use up connections another hook of the same origin needs.
+// requests in flight (its lane's places). The design before this one, a pool per receiver origin
+// shared by every hook there, opened about twice as many connections as requests in flight: undici
+// lets a socket whose answer has just ended be used again only after a turn of the event loop
+// (client-h1.js, for servers that close a connection they said they would keep), and a lane's next
+// request, sent in that same turn, found the pool below its limit and opened another. Capped per
+// hook, it waits that turn in the pool instead; a receiver sees no more connections per hook than
+// requests, and a hook cannot use up connections another hook of the same origin needs.
 import { LRUCache } from "lru-cache";
 import { Pool, type buildConnector } from "undici";
 
-/** Hooks whose connections are kept open between deliveries; beyond it the least recently used hook's close. */
+/** Hooks whose pools are kept between deliveries; beyond it, the least recently used hook's pool is closed. */
 export const HOOK_POOLS_MAX = 10_000;
 
 export interface HookConnectionsOptions {
