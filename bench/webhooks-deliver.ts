@@ -65,8 +65,9 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 4);
  * With 2,000 the dispatcher's hottest functions (the deliverer's attempt, the scheduler's submit
  * and attempt, the sender's send) were still only Maglev-compiled when the first run began, and
  * reached TurboFan during it: on 2026-11-29 (`SERVICE_NODE_FLAGS="--trace-opt --trace-gc"`) its
- * compilations took 822 ms of CPU during the first run against 63 ms in the rest of the bench,
- * and its first run was the slowest in 9 of 11 benches.
+ * compilations took 822 ms of CPU during the first run against 63 ms in the rest of the bench;
+ * with 6,000, 270–340 ms (two traced benches). The first run was still the lowest of its bench
+ * in 5 of 11 benches (7 of 11 with 2,000).
  */
 const WARM_UP_EVENTS = Number(process.env.BENCH_WARM_UP_EVENTS ?? 6_000);
 

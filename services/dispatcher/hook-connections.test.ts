@@ -14,6 +14,8 @@ describe("hook connections", () => {
     expect(connections.poolFor("hook_b", "http://127.0.0.1:9")).not.toBe(first);
     const moved = connections.poolFor("hook_a", "http://127.0.0.1:10");
     expect(moved).not.toBe(first);
+    expect(first.closed).toBe(true);
+    expect(moved.closed).toBe(false);
     await connections.close();
     expect(first.closed).toBe(true);
     expect(moved.closed).toBe(true);
