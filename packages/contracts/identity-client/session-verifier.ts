@@ -2,7 +2,7 @@
 // when a token names a key this edge has not seen (rotation), at most every few seconds. Keys
 // identity dropped stay in this edge's set until the next fetch: harmless, every token they
 // signed has expired.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
@@ -80,7 +80,7 @@ export function createSessionVerifier(identity: IdentityServiceClient, options: 
   };
   return {
     async verify(jwt) {
-      const cacheKey = createHash("sha256").update(jwt).digest("base64");
+      const cacheKey = hash("sha256", jwt, "base64");
       const known = verified.get(cacheKey);
       if (known && known.expiresAtMs > Date.now()) return refuseRevoked(known);
       let payload: JWTPayload;

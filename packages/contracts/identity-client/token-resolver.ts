@@ -4,7 +4,7 @@ import { LRUCache } from "lru-cache";
 import type { IdentityServiceClient } from "../gen/waybill/identity/v1/identity.js";
 import { appError } from "../errors/catalog.js";
 import { callUnary } from "@waybill/platform/grpc.js";
-import { hashToken, type TokenType } from "../identity/tokens.js";
+import { tokenCacheKey, type TokenType } from "../identity/tokens.js";
 import type { Role } from "../identity/roles.js";
 
 interface PrincipalBase {
@@ -71,7 +71,7 @@ export function createCachingTokenResolver(lookup: TokenLookup, options: { ttlMs
 
   return {
     async resolve(token) {
-      const key = hashToken(token).toString("base64");
+      const key = tokenCacheKey(token);
       const cached = cache.get(key);
       if (cached) {
         if (cached.expiresAtMs === 0 || cached.expiresAtMs > Date.now()) return cached;

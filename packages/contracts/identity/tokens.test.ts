@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateToken, hashToken, TOKEN_TYPES, tokenTypeOf } from "./tokens.js";
+import { generateToken, hashToken, TOKEN_TYPES, tokenCacheKey, tokenTypeOf } from "./tokens.js";
 
 describe("generateToken", () => {
   it.each(TOKEN_TYPES)("makes %s tokens of the form {type}-<43 base64url chars>", (type) => {
@@ -60,5 +60,13 @@ describe("hashToken", () => {
 
   it("matches the known SHA-256 of a value", () => {
     expect(hashToken("abc").toString("hex")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("tokenCacheKey", () => {
+  it("is the token's SHA-256 digest in base64, the same digest identity stores", () => {
+    const token = generateToken("api");
+    expect(tokenCacheKey(token)).toBe(hashToken(token).toString("base64"));
+    expect(tokenCacheKey("abc")).toBe("ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
   });
 });

