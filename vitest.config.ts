@@ -2,7 +2,6 @@ import os from "node:os";
 import path from "node:path";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
-import SlowFirstSequencer from "./test/support/slow-first-sequencer.js";
 
 // The workspace packages (@waybill/*) export their TypeScript sources under this condition and
 // compiled dist/ otherwise; tests run the sources.
@@ -30,7 +29,5 @@ export default defineConfig({
     // Library fixes as every service process installs them at start.
     setupFiles: ["./test/support/runtime-fixes-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // The longest files start first, also in a fresh clone (see the sequencer).
-    sequence: { sequencer: SlowFirstSequencer },
   },
 });
