@@ -2,7 +2,7 @@
 // replicas x the setting), which suits one process (`npm start`). In NATS KV every replica
 // counts in one fixed window per key, with compare-and-set on the key's revision: the edge
 // reaches NATS anyway and never reaches PostgreSQL.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { Kvm, type KV } from "@nats-io/kv";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Logger } from "@waybill/platform/logger.js";
@@ -75,7 +75,7 @@ export async function natsRateLimitStore(bus: Bus, options: { prefix: string; re
           const window = Math.floor(now / windowMs);
           const msBeforeNext = (window + 1) * windowMs - now;
           // Hashed: credential ids and addresses hold characters KV keys do not allow.
-          const entry = `${name}.${window}.${createHash("sha256").update(key).digest("base64url").slice(0, 22)}`;
+          const entry = `${name}.${window}.${hash("sha256", key, "base64url").slice(0, 22)}`;
           for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
             const current = await kv.get(entry);
             const used = current && current.operation === "PUT" ? Number(current.string()) : 0;
