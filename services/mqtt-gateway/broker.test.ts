@@ -78,9 +78,15 @@ describe("revocations racing a connect", () => {
   it("refuses a connect whose token is revoked while identity is being asked", async () => {
     const h = await start();
     let answer!: () => void;
-    h.answers.set("sensor-racing", () => new Promise((resolve) => (answer = () => resolve(principal("tok_race")))));
+    // Revoke once identity has been asked (a fixed wait lost that race on a busy machine).
+    const asked = new Promise<void>((askedNow) => {
+      h.answers.set("sensor-racing", () => {
+        askedNow();
+        return new Promise((resolve) => (answer = () => resolve(principal("tok_race"))));
+      });
+    });
     const connecting = connect(h, "sensor-racing");
-    await new Promise((r) => setTimeout(r, 50));
+    await asked;
     h.devices.revoke("tok_race");
     answer();
     await expect(connecting).rejects.toThrow(/Bad username or password/i);

@@ -52,9 +52,11 @@ export async function visit(page: Page, url: string, heading: string | RegExp): 
     window.dispatchEvent(new PopStateEvent("popstate"));
   }, url);
   await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-  // Lists and panels fill in after their queries: wait until nothing says "Loading".
+  // Lists and panels fill in after their queries: wait until nothing shown says "Loading". Closed
+  // panels (a delivery's request body) load when opened and say so meanwhile, out of sight.
   await page
     .getByText(/^Loading .*…$/)
+    .filter({ visible: true })
     .first()
     .waitFor({ state: "detached", timeout: 10_000 })
     .catch(() => {});
