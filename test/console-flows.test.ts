@@ -178,6 +178,8 @@ describe("console flows", () => {
 
       // Retry a failed delivery: a 202 with JSON, a notice, and the new attempt in the list.
       await visit(page, `/webhooks/${system.seed.failingHook.id}?outcome=failed`, /ERP bridge/);
+      // The other webhook's test result stayed with it.
+      expect(await page.getByText(/Test delivery:/).count()).toBe(0);
       const attempts = page.getByRole("list", { name: "Attempts" }).locator(":scope > li");
       const before = await attempts.count();
       const first = attempts.first();

@@ -82,4 +82,40 @@ describe("a hook whose receiver stays down", () => {
     expect(await parkedCount(hook.id)).toBe(0);
     expect(await metric(stack.dispatcher.opsPort, /^waybill_webhook_parked_released_total\b/)).toBeGreaterThanOrEqual(EVENTS - 8);
   }, 120_000); // both waits and the report of a failure
+
+  it("sends a manual retry now, past the open breaker, and its success brings the parked deliveries back", async () => {
+    let up = false;
+    const answered: { id: string; status: number }[] = [];
+    const failing = await startReceiver((_index, request) => {
+      const status = up ? 200 : 503;
+      answered.push({ id: request.json?.id, status });
+      return { status };
+    });
+    try {
+      const hook = await createHook(call, { url: failing.url, on: "customer.created" });
+      // Five failures one after another open the breaker for 5 s; the trial after them fails too,
+      // which opens it for 10 s: a retry held back by it would wait that long.
+      for (let i = 0; i < 5; i++) {
+        await createCustomer(call);
+        await failing.waitFor(i + 1);
+      }
+      await failing.waitFor(6);
+      const [failed] = (await call(`/hooks/${hook.id}/executions?limit=100`)).body.data as { id: string; eventId: string }[];
+      up = true;
+      const askedAt = Date.now();
+      expect((await call(`/hooks/${hook.id}/executions/${failed.id}/retry`, { method: "POST" })).status).toBe(202);
+      const manual = await eventually(async () => {
+        const list = (await call(`/hooks/${hook.id}/executions?limit=100`)).body.data as { trigger: string; outcome: string; requestedAt: string }[];
+        return list.find((e) => e.trigger === "manual");
+      }, 30_000);
+      expect(manual.outcome).toBe("succeeded");
+      expect(Date.parse(manual.requestedAt) - askedAt).toBeLessThan(5_000);
+      expect(answered.find((a) => a.status === 200)?.id).toBe(failed.eventId);
+      // The success closed the breaker: every event reaches the receiver, the parked ones too.
+      await eventually(async () => (new Set(answered.filter((a) => a.status === 200).map((a) => a.id)).size >= 5 ? true : undefined), 60_000);
+      await eventually(async () => ((await parkedCount(hook.id)) === 0 ? true : undefined), 10_000);
+    } finally {
+      await failing.close();
+    }
+  }, 120_000);
 });

@@ -136,6 +136,66 @@ describe("delivery scheduler's transitions", () => {
     await scheduler.stop();
   });
 
+  it("sends a retry someone asked for now, past an open breaker, and counts its outcome", async () => {
+    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });
+    breakers.get("hook_1").admit();
+    breakers.get("hook_1").onFailure();
+    const { scheduler, deferred, started, release } = oneLane({ breakers });
+    const scheduled = settlement(true);
+    const asked = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: scheduled });
+    scheduler.submit({ delivery: { ...delivery("dlv_2"), trigger: "manual" }, settle: asked });
+    expect(deferred).toEqual(["breaker open"]);
+    expect(scheduled.handBack).toHaveBeenCalledOnce();
+    await vi.waitFor(() => expect(started).toEqual(["dlv_2"]));
+    release("dlv_2");
+    await vi.waitFor(() => expect(asked.ack).toHaveBeenCalledOnce());
+    // Its success closed the breaker: the next scheduled delivery goes out too.
+    expect(breakers.get("hook_1").state()).toBe("closed");
+    scheduler.submit({ delivery: delivery("dlv_3"), settle: settlement(true) });
+    await vi.waitFor(() => expect(started).toEqual(["dlv_2", "dlv_3"]));
+    const stopping = scheduler.stop();
+    release("dlv_3");
+    await stopping;
+  });
+
+  it("keeps a queued manual retry in its lane when the breaker opens, and hands back the rest", async () => {
+    const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 60_000 });
+    const failing = { kind: "attempted", execution: {}, retryInMs: 5_000, receiverFault: true } as unknown as AttemptOutcome;
+    const started: string[] = [];
+    const gates = new Map<string, () => void>();
+    const deferred: DeferReason[] = [];
+    const scheduler = new HookLaneScheduler({
+      deliverer: {
+        async attempt(d) {
+          started.push(d.deliveryId);
+          await new Promise<void>((resolve) => gates.set(d.deliveryId, resolve));
+          return d.deliveryId === "dlv_1" ? failing : attempted;
+        },
+      },
+      logger,
+      perHook: 1,
+      maxHeld: 4,
+      ackWaitMs: 60_000,
+      breakers,
+      random: () => 0,
+      onDeferred: (reason) => deferred.push(reason),
+    });
+    const waiting = settlement(true);
+    const asked = settlement(true);
+    scheduler.submit({ delivery: delivery("dlv_1"), settle: settlement(true) }); // runs, and fails
+    scheduler.submit({ delivery: delivery("dlv_2"), settle: waiting }); // queued
+    scheduler.submit({ delivery: { ...delivery("dlv_3"), trigger: "manual" }, settle: asked }); // queued
+    await vi.waitFor(() => expect(started).toEqual(["dlv_1"]));
+    gates.get("dlv_1")!();
+    await vi.waitFor(() => expect(started).toEqual(["dlv_1", "dlv_3"]));
+    expect(deferred).toEqual(["breaker open"]);
+    expect(waiting.handBack).toHaveBeenCalledOnce();
+    gates.get("dlv_3")!();
+    await vi.waitFor(() => expect(asked.ack).toHaveBeenCalledOnce());
+    await scheduler.stop();
+  });
+
   /** A scheduler that parks after 60 s, with the breakers of `hookIds` open for 1 s. */
   function parkingScheduler(hookIds: string[], hasParked?: (hookId: string) => boolean) {
     const breakers = createBreakerRegistry({ failureThreshold: 1, openMs: 1_000, now: () => 5_000 });

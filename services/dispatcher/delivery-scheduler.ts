@@ -19,7 +19,7 @@
 //   through, each one longer every time it finds the breaker open again (heldBackDelay), and the
 //   moment it opens, that hook's queue is handed back too; one that would wait `parkAfterMs` or
 //   longer is parked instead (parked-deliveries.ts). Those are not attempts: nothing is recorded
-//   and the retry schedule does not move.
+//   and the retry schedule does not move. A manual retry is the exception: it is sent now.
 // - Held deliveries (running or queued) get `working()` heartbeats so JetStream does not redeliver
 //   what they came from while they wait their turn.
 import { contextFrom, runInContext } from "@waybill/platform/context.js";
@@ -78,6 +78,15 @@ export interface Settlement {
   deliveryCount: number;
   transactionId?: string;
   traceparent?: string;
+}
+
+/**
+ * A retry someone asked for (POST …/executions/{id}/retry "delivers that event again now"): its
+ * hook's breaker does not hold it back; its outcome counts like any attempt's (a success closes
+ * the breaker, and the hook's parked deliveries go back).
+ */
+function askedFor(delivery: DeliveryMessage): boolean {
+  return delivery.trigger === "manual";
 }
 
 /** A delivery begun and not yet settled: its slot in `#finishing`, and the promise of its end. */
@@ -213,7 +222,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
       held.settle.handBack(0);
       return;
     }
-    const blockedFor = this.#breakers.get(hookId).blockedForMs();
+    const blockedFor = askedFor(held.delivery) ? 0 : this.#breakers.get(hookId).blockedForMs();
     if (blockedFor > 0) {
       this.#settled += 1;
       this.#holdBack(hookId, held.settle, blockedFor);
@@ -289,8 +298,12 @@ export class HookLaneScheduler implements DeliveryScheduler {
       if (this.#phase === "stopping") return settle.handBack(0);
       const { deliverer, logger } = this.#options;
       const breaker = this.#breakers.get(delivery.hookId);
-      const admission = breaker.admit();
-      if (!admission.allowed) return this.#holdBack(delivery.hookId, settle, admission.retryInMs);
+      // A retry someone asked for goes out now, without the breaker's admission; its outcome still counts.
+      const forced = askedFor(delivery);
+      if (!forced) {
+        const admission = breaker.admit();
+        if (!admission.allowed) return this.#holdBack(delivery.hookId, settle, admission.retryInMs);
+      }
       let outcome: AttemptOutcome;
       const span = deliverySpan(logger, delivery, settle.traceparent);
       try {
@@ -300,7 +313,7 @@ export class HookLaneScheduler implements DeliveryScheduler {
       } catch (error) {
         endDeliverySpan(span, undefined, error);
         // A fault of ours (database away…), not the receiver's: no attempt was recorded.
-        breaker.release();
+        if (!forced) breaker.release();
         const delay = redeliveryDelayMs(settle.deliveryCount, FAILURE_DELAY_MAX_MS);
         logger.warn({ err: (error as Error).message, deliveryId: delivery.deliveryId, delay }, "delivery could not be attempted; will be redelivered");
         return this.#defer(settle, delay, "failure");
@@ -308,17 +321,17 @@ export class HookLaneScheduler implements DeliveryScheduler {
       this.#options.onOutcome?.(outcome);
       switch (outcome.kind) {
         case "dropped": {
-          breaker.release();
+          if (!forced) breaker.release();
           const ordered = this.#finish(held);
           if (ordered) await ordered;
           break;
         }
         case "notYet":
-          breaker.release();
+          if (!forced) breaker.release();
           this.#defer(settle, outcome.delayMs, "not due");
           break;
         case "aborted":
-          breaker.release();
+          if (!forced) breaker.release();
           settle.handBack(0); // another replica (or the next start) takes it at once
           break;
         case "attempted":
@@ -405,7 +418,10 @@ export class HookLaneScheduler implements DeliveryScheduler {
 
   /** A hook's breaker has just opened: what waits in its queue would only be handed back one by one as it came up. */
   #breakerOpened(hookId: string, blockedForMs: number): void {
-    for (const queued of this.#lanes.drainQueued(hookId)) this.#holdBack(hookId, queued.settle, blockedForMs);
+    for (const queued of this.#lanes.drainQueued(hookId)) {
+      if (askedFor(queued.delivery)) this.submit(queued);
+      else this.#holdBack(hookId, queued.settle, blockedForMs);
+    }
   }
 
   /**

@@ -1,7 +1,7 @@
 // Routes (CONTRACTS.md §3): the sign-in page until there is a session, then every screen, each
 // its own chunk so the first load stays small.
-import { lazy, Suspense } from "react";
-import { Route, Routes } from "react-router";
+import { Fragment, lazy, type ReactElement, Suspense } from "react";
+import { Route, Routes, useParams } from "react-router";
 import { LoaderCircle } from "./components/icons.js";
 import { Empty, Loading } from "./components/states.js";
 import { Layout } from "./layout.js";
@@ -60,6 +60,16 @@ const Users = lazy(load.users);
 const Warehouse = lazy(load.warehouse);
 const SettingsScreen = lazy(load.settings);
 
+/**
+ * A detail screen starts afresh for each item it shows: going from one webhook to another (search,
+ * a link) keeps the same route, and without this the first one's notices and mutation results
+ * (a test delivery's outcome, a retry's notice) stayed on the next one's page.
+ */
+function PerItem({ children }: { children: ReactElement }) {
+  const { id } = useParams();
+  return <Fragment key={id}>{children}</Fragment>;
+}
+
 export function App() {
   const { session } = useSession();
   if (session === undefined) {
@@ -79,17 +89,59 @@ export function App() {
         <Routes>
           <Route path="/" element={<Dashboard />} />
           <Route path="/orders" element={<Orders />} />
-          <Route path="/orders/:id" element={<Order />} />
+          <Route
+            path="/orders/:id"
+            element={
+              <PerItem>
+                <Order />
+              </PerItem>
+            }
+          />
           <Route path="/webhooks" element={<Webhooks />} />
-          <Route path="/webhooks/:id" element={<Webhook />} />
+          <Route
+            path="/webhooks/:id"
+            element={
+              <PerItem>
+                <Webhook />
+              </PerItem>
+            }
+          />
           <Route path="/events" element={<Events />} />
-          <Route path="/events/:id" element={<EventDetail />} />
+          <Route
+            path="/events/:id"
+            element={
+              <PerItem>
+                <EventDetail />
+              </PerItem>
+            }
+          />
           <Route path="/devices" element={<Devices />} />
-          <Route path="/devices/:id" element={<DeviceDetail />} />
+          <Route
+            path="/devices/:id"
+            element={
+              <PerItem>
+                <DeviceDetail />
+              </PerItem>
+            }
+          />
           <Route path="/inventory" element={<Inventory />} />
-          <Route path="/products/:id" element={<ProductDetail />} />
+          <Route
+            path="/products/:id"
+            element={
+              <PerItem>
+                <ProductDetail />
+              </PerItem>
+            }
+          />
           <Route path="/customers" element={<Customers />} />
-          <Route path="/customers/:id" element={<CustomerDetail />} />
+          <Route
+            path="/customers/:id"
+            element={
+              <PerItem>
+                <CustomerDetail />
+              </PerItem>
+            }
+          />
           <Route path="/tokens" element={<Tokens />} />
           <Route path="/users" element={<Users />} />
           <Route path="/warehouse" element={<Warehouse />} />

@@ -3,7 +3,7 @@
 // request and the response (as text) and a retry that refreshes the list.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Execution, Hook } from "@waybill/sdk";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { CodeBlock } from "../components/code-block.js";
 import { Confirm } from "../components/dialog.js";
@@ -19,6 +19,8 @@ import { useApi } from "../session.js";
 import { hookState } from "./webhooks.js";
 
 const OUTCOMES = ["all", "succeeded", "failed"] as const;
+/** After a retry the attempts are re-read every second until its attempt shows, for at most this long. */
+const RETRY_WATCH_MS = 60_000;
 
 /** What POST …/retry answered: the JSON of CONTRACTS.md §2, or whatever text an older edge sent. */
 export function retryAnswer(text: string): { eventId?: string; queued?: boolean } {
@@ -39,9 +41,13 @@ export default function WebhookDetail() {
   const navigate = useNavigate();
   const path = { params: { path: { id } } };
   const hook = useQuery({ queryKey: ["hook", id], queryFn: async () => (await api.GET("/hooks/{id}", path)).data! });
+  // A retry's attempt is made by the dispatcher a moment later (longer when it is busy): until it
+  // shows, the attempts that were there before are `known` and the list is re-read every second.
+  const [awaiting, setAwaiting] = useState<{ known: Set<string>; until: number }>();
   const executions = usePaged(
     ["executions", id],
     async (cursor) => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })).data!,
+    { refetchInterval: awaiting ? 1_000 : undefined },
   );
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ["hook", id] });
@@ -77,11 +83,23 @@ export default function WebhookDetail() {
       ),
     onSuccess: (answer) => {
       setNotice(`Delivery queued again${answer.eventId ? ` for event ${answer.eventId}` : ""}. The new attempt appears below.`);
+      setAwaiting({ known: new Set((executions.rows ?? []).map((e) => e.id)), until: Date.now() + RETRY_WATCH_MS });
       refresh();
-      // The attempt is made by the dispatcher a moment later.
-      for (const ms of [700, 2000, 5000]) setTimeout(refresh, ms);
     },
   });
+  useEffect(() => {
+    if (!awaiting) return;
+    if ((executions.rows ?? []).some((e) => e.trigger === "manual" && !awaiting.known.has(e.id))) {
+      setAwaiting(undefined);
+      void client.invalidateQueries({ queryKey: ["hook", id] });
+      return;
+    }
+    const giveUp = setTimeout(() => {
+      setAwaiting(undefined);
+      setNotice("Delivery queued again, but its attempt has not been made within a minute. It shows here once it is: reload the page later.");
+    }, awaiting.until - Date.now());
+    return () => clearTimeout(giveUp);
+  }, [awaiting, executions.rows, client, id]);
   const recover = useMutation({
     mutationFn: async (since: string) => (await api.POST("/hooks/{id}/recover", { ...path, body: { since } })).data!,
     onSuccess: (r) => {
