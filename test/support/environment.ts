@@ -64,6 +64,10 @@ export async function createTestEnvironment(servers: { databaseUrl?: string; nat
       // Every answer of the edge, validated against the OpenAPI document when the run ends (contract-check.ts).
       ...(process.env.TEST_LOG_DIR ? { ANSWER_LOG_FILE: path.join(process.env.TEST_LOG_DIR, `answers-${process.pid}.jsonl`) } : {}),
       BIND_HOST: "127.0.0.1",
+      // Free ports unless a test names its own: a service started without them took the defaults
+      // (the edge's ops port 9100), and two runs on one machine collided there (EADDRINUSE).
+      GRPC_PORT: "0",
+      OPS_PORT: "0",
     },
     async cleanup() {
       const nc = await connect({ servers: natsUrl });
