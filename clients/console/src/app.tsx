@@ -65,9 +65,9 @@ const SettingsScreen = lazy(load.settings);
  * a link) keeps the same route, and without this the first one's notices and mutation results
  * (a test delivery's outcome, a retry's notice) stayed on the next one's page.
  */
-function PerItem({ children }: { children: ReactElement }) {
+function PerItem({ screen }: { screen: ReactElement }) {
   const { id } = useParams();
-  return <Fragment key={id}>{children}</Fragment>;
+  return <Fragment key={id}>{screen}</Fragment>;
 }
 
 export function App() {
@@ -89,59 +89,17 @@ export function App() {
         <Routes>
           <Route path="/" element={<Dashboard />} />
           <Route path="/orders" element={<Orders />} />
-          <Route
-            path="/orders/:id"
-            element={
-              <PerItem>
-                <Order />
-              </PerItem>
-            }
-          />
+          <Route path="/orders/:id" element={<PerItem screen={<Order />} />} />
           <Route path="/webhooks" element={<Webhooks />} />
-          <Route
-            path="/webhooks/:id"
-            element={
-              <PerItem>
-                <Webhook />
-              </PerItem>
-            }
-          />
+          <Route path="/webhooks/:id" element={<PerItem screen={<Webhook />} />} />
           <Route path="/events" element={<Events />} />
-          <Route
-            path="/events/:id"
-            element={
-              <PerItem>
-                <EventDetail />
-              </PerItem>
-            }
-          />
+          <Route path="/events/:id" element={<PerItem screen={<EventDetail />} />} />
           <Route path="/devices" element={<Devices />} />
-          <Route
-            path="/devices/:id"
-            element={
-              <PerItem>
-                <DeviceDetail />
-              </PerItem>
-            }
-          />
+          <Route path="/devices/:id" element={<PerItem screen={<DeviceDetail />} />} />
           <Route path="/inventory" element={<Inventory />} />
-          <Route
-            path="/products/:id"
-            element={
-              <PerItem>
-                <ProductDetail />
-              </PerItem>
-            }
-          />
+          <Route path="/products/:id" element={<PerItem screen={<ProductDetail />} />} />
           <Route path="/customers" element={<Customers />} />
-          <Route
-            path="/customers/:id"
-            element={
-              <PerItem>
-                <CustomerDetail />
-              </PerItem>
-            }
-          />
+          <Route path="/customers/:id" element={<PerItem screen={<CustomerDetail />} />} />
           <Route path="/tokens" element={<Tokens />} />
           <Route path="/users" element={<Users />} />
           <Route path="/warehouse" element={<Warehouse />} />

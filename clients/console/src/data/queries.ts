@@ -1,6 +1,7 @@
 // Reads the screens share: paged lists over the API's cursors, lookups of names by id, and the
 // finds the API has no endpoint for yet (an event by id, a device by its deviceId, an execution).
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { type Customer, type Device, type EventRecord, type Product, WaybillApiError, type WaybillClient } from "@waybill/sdk";
 import { useApi } from "../session.js";
 
@@ -22,7 +23,8 @@ export function usePaged<T>(key: unknown[], fetchPage: (cursor: string | undefin
   });
   return {
     query,
-    rows: query.data?.pages.flatMap((p) => p.data),
+    // The same array until the pages change, so that effects depending on it run only then.
+    rows: useMemo(() => query.data?.pages.flatMap((p) => p.data), [query.data]),
     hasMore: query.hasNextPage,
     loadingMore: query.isFetchingNextPage,
     more: () => void query.fetchNextPage(),
