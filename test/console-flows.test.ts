@@ -176,6 +176,18 @@ describe("console flows", () => {
       await page.getByRole("button", { name: "Send test" }).click();
       await page.getByText(/Test delivery: succeeded, status 200/).waitFor();
 
+      // Recover the last hour: the seeded orders' events, made before the hook, are queued, and
+      // their attempts appear in the list without a reload.
+      const attemptsOfHook = page.getByRole("list", { name: "Attempts" }).locator(":scope > li");
+      await page.getByRole("button", { name: "Last hour" }).click();
+      const recovered = (await page.getByText(/events? queued for redelivery\. Their attempts appear below\./).textContent()) ?? "";
+      const queued = Number(/(\d+) events? queued/.exec(recovered)?.[1]);
+      expect(queued).toBeGreaterThan(0);
+      const recoveredAttempts = attemptsOfHook.filter({ hasText: "· recover ·" });
+      await expect.poll(() => recoveredAttempts.count(), { timeout: 15_000 }).toBe(queued);
+      expect(await recoveredAttempts.filter({ has: page.locator('[data-status="succeeded"]') }).count()).toBe(queued);
+      await consoleScreenshot(page, "desktop", "webhook-after-recover");
+
       // Retry a failed delivery: a 202 with JSON, a notice, and the new attempt in the list.
       await visit(page, `/webhooks/${system.seed.failingHook.id}?outcome=failed`, /ERP bridge/);
       // The other webhook's test result stayed with it.

@@ -119,6 +119,22 @@ interface Link {
   nsAddress: string;
 }
 
+let subnet: number | undefined;
+/**
+ * The third octet of this run's links: the pid's, or the next one no interface here has an
+ * address in (another run at the same time whose pid gave the same one).
+ */
+function linkSubnet(): number {
+  if (subnet !== undefined) return subnet;
+  const used = new Set<number>();
+  for (const address of Object.values(os.networkInterfaces()).flat()) {
+    const octet = /^10\.213\.(\d+)\./.exec(address?.address ?? "")?.[1];
+    if (octet !== undefined) used.add(Number(octet));
+  }
+  subnet = Array.from({ length: 250 }, (_, i) => (process.pid + i) % 250).find((n) => !used.has(n)) ?? process.pid % 250;
+  return subnet;
+}
+
 /** A namespace with a veth pair to the root namespace; `index` picks its /30 (0, 1…). */
 async function createLink(index: number): Promise<Link> {
   installExitHook();
@@ -128,8 +144,8 @@ async function createLink(index: number): Promise<Link> {
     ns,
     hostIf: `wbh${tag}`,
     nsIf: `wbn${tag}`,
-    hostAddress: `10.213.${process.pid % 250}.${index * 4 + 1}`,
-    nsAddress: `10.213.${process.pid % 250}.${index * 4 + 2}`,
+    hostAddress: `10.213.${linkSubnet()}.${index * 4 + 1}`,
+    nsAddress: `10.213.${linkSubnet()}.${index * 4 + 2}`,
   };
   destroyNamespace(ns);
   await ip("netns", "add", ns);

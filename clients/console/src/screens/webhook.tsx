@@ -19,8 +19,20 @@ import { useApi } from "../session.js";
 import { hookState } from "./webhooks.js";
 
 const OUTCOMES = ["all", "succeeded", "failed"] as const;
-/** After a retry the attempts are re-read every second until its attempt shows, for at most this long. */
-const RETRY_WATCH_MS = 60_000;
+/** After a retry or a recovery the attempts are re-read every second until its attempts show, for at most this long. */
+const ATTEMPTS_WATCH_MS = 60_000;
+/** Attempts the list's first page holds: a recovery's watch ends once that many of its attempts show. */
+const ATTEMPTS_PAGE = 50;
+
+/** Attempts the console waits to see: `expected` new ones with `trigger`, none of those `known` before. */
+interface AttemptsWatch {
+  trigger: "manual" | "recover";
+  known: Set<string>;
+  expected: number;
+  until: number;
+  /** The notice when the minute is up, given how many showed. */
+  late(made: number): string;
+}
 
 /** What POST …/retry answered: the JSON of CONTRACTS.md §2, or whatever text an older edge sent. */
 export function retryAnswer(text: string): { eventId?: string; queued?: boolean } {
@@ -41,12 +53,14 @@ export default function WebhookDetail() {
   const navigate = useNavigate();
   const path = { params: { path: { id } } };
   const hook = useQuery({ queryKey: ["hook", id], queryFn: async () => (await api.GET("/hooks/{id}", path)).data! });
-  // A retry's attempt is made by the dispatcher a moment later (longer when it is busy): until it
-  // shows, the attempts that were there before are `known` and the list is re-read every second.
-  const [awaiting, setAwaiting] = useState<{ known: Set<string>; until: number }>();
+  // A retry's or recovery's attempts are made by the dispatcher a moment later (longer when it is
+  // busy): until they show, the attempts that were there before are `known` and the list is
+  // re-read every second.
+  const [awaiting, setAwaiting] = useState<AttemptsWatch>();
   const executions = usePaged(
     ["executions", id],
-    async (cursor) => (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: 50, ...(cursor ? { cursor } : {}) } } })).data!,
+    async (cursor) =>
+      (await api.GET("/hooks/{id}/executions", { params: { path: { id }, query: { limit: ATTEMPTS_PAGE, ...(cursor ? { cursor } : {}) } } })).data!,
     { refetchInterval: awaiting ? 1_000 : undefined },
   );
   const refresh = () => {
@@ -75,6 +89,8 @@ export default function WebhookDetail() {
     },
   });
   const test = useMutation({ mutationFn: async () => (await api.POST("/hooks/{id}/test", path)).data!, onSuccess: refresh });
+  const watchFor = (trigger: AttemptsWatch["trigger"], expected: number, late: AttemptsWatch["late"]) =>
+    setAwaiting({ trigger, expected, late, known: new Set((executions.rows ?? []).map((e) => e.id)), until: Date.now() + ATTEMPTS_WATCH_MS });
   const retry = useMutation({
     // Read as text: the answer is JSON (202), parsed here so an older edge's plain text never breaks it.
     mutationFn: async (executionId: string) =>
@@ -83,28 +99,36 @@ export default function WebhookDetail() {
       ),
     onSuccess: (answer) => {
       setNotice(`Delivery queued again${answer.eventId ? ` for event ${answer.eventId}` : ""}. The new attempt appears below.`);
-      setAwaiting({ known: new Set((executions.rows ?? []).map((e) => e.id)), until: Date.now() + RETRY_WATCH_MS });
+      watchFor("manual", 1, () => "Delivery queued again, but its attempt has not been made within a minute. It shows here once it is: reload the page later.");
       refresh();
     },
   });
   useEffect(() => {
     if (!awaiting) return;
-    if ((executions.rows ?? []).some((e) => e.trigger === "manual" && !awaiting.known.has(e.id))) {
+    const made = (executions.rows ?? []).filter((e) => e.trigger === awaiting.trigger && !awaiting.known.has(e.id)).length;
+    if (made >= awaiting.expected) {
       setAwaiting(undefined);
       void client.invalidateQueries({ queryKey: ["hook", id] });
       return;
     }
     const giveUp = setTimeout(() => {
       setAwaiting(undefined);
-      setNotice("Delivery queued again, but its attempt has not been made within a minute. It shows here once it is: reload the page later.");
+      setNotice(awaiting.late(made));
     }, awaiting.until - Date.now());
     return () => clearTimeout(giveUp);
   }, [awaiting, executions.rows, client, id]);
   const recover = useMutation({
     mutationFn: async (since: string) => (await api.POST("/hooks/{id}/recover", { ...path, body: { since } })).data!,
     onSuccess: (r) => {
-      setNotice(`${r.queued} events queued for redelivery${r.truncated ? "; more remain in the window, recover again" : ""}.`);
-      for (const ms of [700, 2000]) setTimeout(refresh, ms);
+      const queued = `${r.queued} ${r.queued === 1 ? "event" : "events"} queued for redelivery${r.truncated ? "; more remain in the window, recover again" : ""}`;
+      setNotice(`${queued}.${r.queued > 0 ? " Their attempts appear below." : ""}`);
+      if (r.queued > 0)
+        watchFor(
+          "recover",
+          Math.min(r.queued, ATTEMPTS_PAGE),
+          (made) => `${queued}. ${made} of their attempts made within a minute; the rest show here once made: reload the page later.`,
+        );
+      refresh();
     },
   });
   const failure = status.error ?? rotate.error ?? test.error ?? retry.error ?? recover.error ?? remove.error;
