@@ -122,15 +122,14 @@ interface Link {
 let subnet: number | undefined;
 /**
  * The third octet of this run's links: the pid's, or the next one no interface here has an
- * address in (another run at the same time whose pid gave the same one).
+ * address in (another run at the same time whose pid gave the same one). Read from `ip`, not
+ * os.networkInterfaces(), which leaves out interfaces without a carrier: another run's veth
+ * before its namespace side is up.
  */
 function linkSubnet(): number {
   if (subnet !== undefined) return subnet;
-  const used = new Set<number>();
-  for (const address of Object.values(os.networkInterfaces()).flat()) {
-    const octet = /^10\.213\.(\d+)\./.exec(address?.address ?? "")?.[1];
-    if (octet !== undefined) used.add(Number(octet));
-  }
+  const addresses = execFileSync("ip", ["-4", "-o", "addr", "show"], { encoding: "utf8" });
+  const used = new Set([...addresses.matchAll(/\b10\.213\.(\d+)\./g)].map((m) => Number(m[1])));
   subnet = Array.from({ length: 250 }, (_, i) => (process.pid + i) % 250).find((n) => !used.has(n)) ?? process.pid % 250;
   return subnet;
 }
